@@ -1,0 +1,6 @@
+"""`python -m project {fit,validate,test,predict} --model NAME [LightningCLI args]`."""
+
+from project.cli import main
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Our Lightning callbacks."""

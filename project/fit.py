@@ -1,0 +1,6 @@
+"""`python -m project.fit --model NAME [LightningCLI args]`: the short form of `python -m project fit`."""
+
+from project.cli import main
+
+if __name__ == "__main__":
+    main(subcommand="fit")

@@ -1,0 +1,146 @@
+"""The training system shared by the LSTM, CNN and GCN classifiers."""
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any
+
+import lightning.pytorch as L
+import torch
+import torch.nn.functional as F
+from lightning.pytorch.cli import OptimizerCallable
+from torch import nn
+from torch.optim import Optimizer
+from torch.optim.lr_scheduler import LRScheduler
+from torchmetrics import MaxMetric, MetricCollection
+from torchmetrics.classification import MulticlassAccuracy, MulticlassF1Score
+
+# Called as scheduler(optimizer, total_steps): `WarmupCosineLR` and any class with that signature.
+SchedulerCallable = Callable[[Optimizer, int], LRScheduler]
+
+
+class ClassificationModule(L.LightningModule, ABC):
+    """Cross-entropy on logits, accuracy and macro-F1 per stage, configurable optimizer and schedule.
+
+    A subclass only says how its batch is unpacked (`unpack`). The network is injected: any
+    `nn.Module` with `features` and `head` that maps the unpacked inputs to logits
+    `[batch, num_classes]`.
+
+    Args:
+        net: the network; it must not end in softmax (the loss applies log-softmax itself).
+        num_classes: number of classes; linked from the DataModule by the CLI.
+        optimizer: e.g. `torch.optim.AdamW`; it receives only trainable parameters.
+        scheduler: called as `scheduler(optimizer, total_steps)` and stepped every optimizer step.
+        freeze_features: train the head only (fine-tuning). Frozen BatchNorm layers stay in eval
+            mode, so their running statistics are not overwritten by the new data either.
+        label_smoothing: passed to the cross-entropy.
+    """
+
+    def __init__(
+        self,
+        net: nn.Module,
+        num_classes: int,
+        optimizer: OptimizerCallable = torch.optim.AdamW,
+        scheduler: SchedulerCallable | None = None,
+        freeze_features: bool = False,
+        label_smoothing: float = 0.0,
+    ) -> None:
+        super().__init__()
+        # Under LightningCLI this records the config (class paths), not the objects, so
+        # `load_from_checkpoint(path)` alone rebuilds the network.
+        self.save_hyperparameters(ignore=["net"] if not _under_cli() else None)
+        self.net = net
+        self.optimizer = optimizer
+        self.scheduler = scheduler
+        self.freeze_features = freeze_features
+        self.label_smoothing = label_smoothing
+        if freeze_features:
+            self.net.features.requires_grad_(False)
+            # Lightning keeps each submodule's mode across its loops, so setting it once holds.
+            self.net.features.eval()
+
+        metrics = MetricCollection(
+            {
+                "acc": MulticlassAccuracy(num_classes, average="micro"),
+                "f1": MulticlassF1Score(num_classes, average="macro"),
+            }
+        )
+        self.train_metrics = metrics.clone(prefix="train/")
+        self.val_metrics = metrics.clone(prefix="val/")
+        self.test_metrics = metrics.clone(prefix="test/")
+        self.val_acc_best = MaxMetric()
+
+    @abstractmethod
+    def unpack(self, batch: Any) -> tuple[tuple[Any, ...], torch.Tensor, int]:
+        """Split a batch into (network inputs, targets `[batch]`, batch size)."""
+
+    def forward(self, *inputs: Any) -> torch.Tensor:
+        return self.net(*inputs)
+
+    def train(self, mode: bool = True) -> "ClassificationModule":
+        super().train(mode)
+        if self.freeze_features:
+            # A caller's model.train() must not wake the frozen part's BatchNorm and Dropout.
+            self.net.features.eval()
+        return self
+
+    def on_train_start(self) -> None:
+        # The sanity check ran validation already; its accuracy must not count as a best.
+        self.val_acc_best.reset()
+
+    def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        # `load_from_checkpoint` builds the network outside the CLI; keep its config in hparams anyway,
+        # so the checkpoints of a reloaded model rebuild alone too.
+        saved = checkpoint.get("hyper_parameters", {})
+        if "net" not in self.hparams and "net" in saved:
+            self.save_hyperparameters(dict(saved))
+
+    def _shared_step(self, batch: Any, metrics: MetricCollection) -> tuple[torch.Tensor, int]:
+        inputs, target, batch_size = self.unpack(batch)
+        logits = self(*inputs)
+        loss = F.cross_entropy(logits, target, label_smoothing=self.label_smoothing)
+        metrics.update(logits.detach(), target)
+        return loss, batch_size
+
+    def training_step(self, batch: Any, batch_idx: int) -> torch.Tensor:
+        loss, batch_size = self._shared_step(batch, self.train_metrics)
+        self.log("train/loss", loss, prog_bar=True, batch_size=batch_size)
+        self.log_dict(self.train_metrics, on_step=False, on_epoch=True, batch_size=batch_size)
+        return loss
+
+    def validation_step(self, batch: Any, batch_idx: int) -> None:
+        loss, batch_size = self._shared_step(batch, self.val_metrics)
+        # sync_dist: the loss is a per-process mean; torchmetrics objects sync themselves.
+        self.log("val/loss", loss, prog_bar=True, batch_size=batch_size, sync_dist=True)
+        self.log_dict(self.val_metrics, prog_bar=True, batch_size=batch_size)
+
+    def on_validation_epoch_end(self) -> None:
+        self.val_acc_best(self.val_metrics["acc"].compute())
+        self.log("val/acc_best", self.val_acc_best.compute(), prog_bar=True)
+
+    def test_step(self, batch: Any, batch_idx: int) -> None:
+        loss, batch_size = self._shared_step(batch, self.test_metrics)
+        self.log("test/loss", loss, batch_size=batch_size, sync_dist=True)
+        self.log_dict(self.test_metrics, batch_size=batch_size)
+
+    def predict_step(self, batch: Any, batch_idx: int) -> dict[str, torch.Tensor]:
+        inputs, _, _ = self.unpack(batch)
+        probs = self(*inputs).softmax(dim=-1)
+        confidence, pred = probs.max(dim=-1)
+        return {"probs": probs, "pred": pred, "confidence": confidence}
+
+    def configure_optimizers(self) -> Any:
+        optimizer = self.optimizer([p for p in self.parameters() if p.requires_grad])
+        if self.scheduler is None:
+            return optimizer
+        total_steps = self.trainer.estimated_stepping_batches
+        if total_steps == float("inf"):
+            raise ValueError("the LR schedule needs a finite run: set trainer.max_epochs or trainer.max_steps")
+        scheduler = self.scheduler(optimizer, int(total_steps))
+        return {"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler, "interval": "step"}}
+
+
+def _under_cli() -> bool:
+    """True while LightningCLI instantiates the module (it passes the config to save_hyperparameters)."""
+    from lightning.pytorch.core.mixins.hparams_mixin import _given_hyperparameters
+
+    return _given_hyperparameters.get() is not None

@@ -1,0 +1,22 @@
+"""The CNN image classifier: batches are `(images [B, C, H, W], labels [B])`."""
+
+from typing import Any
+
+import torch
+from lightning.pytorch.utilities import rank_zero_info
+
+from project.models.classifier import ClassificationModule
+from project.nets.receptive_field import receptive_field
+
+
+class ImageClassifier(ClassificationModule):
+    def unpack(self, batch: Any) -> tuple[tuple[torch.Tensor], torch.Tensor, int]:
+        images, labels = batch
+        return (images,), labels, images.shape[0]
+
+    def on_fit_start(self) -> None:
+        # A receptive field smaller than the objects means the head sees only parts of them.
+        rf = receptive_field(self.net)
+        size = getattr(self.trainer.datamodule, "image_size", None)
+        where = f" on {size}x{size} inputs" if size else ""
+        rank_zero_info(f"Receptive field of the last conv layer: {rf}x{rf} pixels{where}.")

@@ -1,0 +1,84 @@
+"""A small CNN: a stem, then one conv block per stage, global average pooling and a linear head."""
+
+from itertools import pairwise
+from typing import Literal
+
+import torch
+from torch import nn
+
+from project.nets.init import init_weights
+
+ConvKind = Literal["standard", "grouped", "depthwise_separable"]
+
+
+def make_conv(in_channels: int, out_channels: int, stride: int, kind: ConvKind, groups: int = 1) -> nn.Module:
+    """A 3×3 convolution of the given kind, without bias (the BatchNorm that follows has one)."""
+    if kind == "standard":
+        return nn.Conv2d(in_channels, out_channels, 3, stride, padding=1, bias=False)
+    if kind == "grouped":
+        if in_channels % groups or out_channels % groups:
+            raise ValueError(
+                f"conv 'grouped' needs channels divisible by groups={groups}, "
+                f"got {in_channels} -> {out_channels}: change `groups` or `channels`"
+            )
+        return nn.Conv2d(in_channels, out_channels, 3, stride, padding=1, groups=groups, bias=False)
+    if kind == "depthwise_separable":
+        # One 3×3 filter per channel, then a 1×1 that mixes channels: about 8× fewer weights.
+        return nn.Sequential(
+            nn.Conv2d(in_channels, in_channels, 3, stride, padding=1, groups=in_channels, bias=False),
+            nn.Conv2d(in_channels, out_channels, 1, bias=False),
+        )
+    raise ValueError(f"unknown conv kind {kind!r}: use standard, grouped or depthwise_separable")
+
+
+class ConvBlock(nn.Sequential):
+    """conv → BatchNorm → ReLU."""
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        stride: int = 1,
+        kind: ConvKind = "standard",
+        groups: int = 1,
+        bn_momentum: float = 0.1,
+    ) -> None:
+        super().__init__(
+            make_conv(in_channels, out_channels, stride, kind, groups),
+            nn.BatchNorm2d(out_channels, momentum=bn_momentum),
+            nn.ReLU(inplace=True),
+        )
+
+
+class SimpleCNN(nn.Module):
+    """Image classifier. Input `[batch, in_channels, H, W]`, any H and W; output logits `[batch, num_classes]`.
+
+    Args:
+        channels: output channels of the stem, then of each later stage; every stage halves H and W.
+        conv: convolution of the stages after the stem (the stem is always standard: 3 input
+            channels rarely divide into groups).
+        groups: groups for `conv: grouped`.
+        bn_momentum: PyTorch's default 0.1 follows each batch closely; 0.01 is steadier for small batches.
+    """
+
+    def __init__(
+        self,
+        num_classes: int,
+        in_channels: int = 3,
+        channels: tuple[int, ...] = (16, 32, 64),
+        conv: ConvKind = "standard",
+        groups: int = 4,
+        bn_momentum: float = 0.1,
+        dropout: float = 0.0,
+    ) -> None:
+        super().__init__()
+        blocks = [ConvBlock(in_channels, channels[0], 1, "standard", 1, bn_momentum)]
+        for c_in, c_out in pairwise(channels):
+            blocks.append(ConvBlock(c_in, c_out, 2, conv, groups, bn_momentum))
+        # Global average pooling: the head's input size is channels[-1] whatever the image size.
+        self.features = nn.Sequential(*blocks, nn.AdaptiveAvgPool2d(1), nn.Flatten())
+        self.head = nn.Sequential(nn.Dropout(dropout), nn.Linear(channels[-1], num_classes))
+        self.apply(init_weights)
+
+    def forward(self, images: torch.Tensor) -> torch.Tensor:
+        return self.head(self.features(images))

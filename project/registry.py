@@ -1,0 +1,27 @@
+"""The model families `--model NAME` knows: each is a config file under `configs/` and a one-line description."""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    config: str  # relative to configs/
+    description: str
+
+    @property
+    def path(self) -> Path:
+        return CONFIG_DIR / self.config
+
+
+MODELS: dict[str, ModelEntry] = {
+    "cnn": ModelEntry("cnn.yaml", "CNN image classifier on generated shapes (or your image folders)"),
+}
+
+
+def describe_models() -> str:
+    width = max(map(len, MODELS))
+    lines = [f"  {name:<{width}}  {entry.description}" for name, entry in MODELS.items()]
+    return "Models (--model NAME, or a LightningModule class path):\n" + "\n".join(lines)
