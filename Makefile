@@ -11,7 +11,6 @@ setup: $(STAMP)
 # torch first, pinned: a torch requirement that admits newer releases would pull a multi-GB CUDA build.
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "torch==2.13.0"
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev]"
 	touch $(STAMP)

@@ -115,7 +115,7 @@ class ClassificationModule(L.LightningModule, ABC):
 
     def on_validation_epoch_end(self) -> None:
         self.val_acc_best(self.val_metrics["acc"].compute())
-        self.log("val/acc_best", self.val_acc_best.compute(), prog_bar=True)
+        self.log("val/acc_best", self.val_acc_best.compute(), prog_bar=True, sync_dist=True)
 
     def test_step(self, batch: Any, batch_idx: int) -> None:
         loss, batch_size = self._shared_step(batch, self.test_metrics)

@@ -1,0 +1,16 @@
+"""Each family learns its default task: accuracy above a bound after a short run."""
+
+import pytest
+
+from tests.conftest import TINY
+
+
+@pytest.mark.slow
+def test_cnn_learns_the_shapes():
+    from project.cli import build
+
+    cli = build("cnn", *TINY, "--data.num_train=2000", "--data.num_val=500", "--trainer.max_epochs=3")
+    cli.trainer.fit(cli.model, cli.datamodule)
+    assert cli.trainer.callback_metrics["val/acc"] >= 0.90
+    tested = cli.trainer.test(cli.model, cli.datamodule, verbose=False)[0]
+    assert tested["test/acc"] >= 0.90
