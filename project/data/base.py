@@ -1,0 +1,88 @@
+"""What every DataModule of the template shares: its loaders and the checks on them."""
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import lightning.pytorch as L
+from torch.utils.data import DataLoader, Dataset
+
+
+class ClassificationDataModule(L.LightningDataModule):
+    """Loaders for `train_set`, `val_set`, `test_set` and `predict_set`, which subclasses fill in `setup`.
+
+    Training shuffles and drops the last partial batch (a batch of 1 breaks BatchNorm); evaluation
+    does neither, so every sample counts once. Subclasses set `num_classes` in `__init__`, because
+    the CLI links it into the model before `setup` runs.
+    """
+
+    num_classes: int
+    collate_fn: Callable[[list[Any]], Any] | None = None
+
+    def __init__(self, batch_size: int = 64, num_workers: int = 0) -> None:
+        super().__init__()
+        if batch_size < 1:
+            raise ValueError(f"data.batch_size must be >= 1, got {batch_size}")
+        self.batch_size = batch_size
+        self.num_workers = num_workers
+        self.train_set: Dataset | None = None
+        self.val_set: Dataset | None = None
+        self.test_set: Dataset | None = None
+        self.predict_set: Dataset | None = None
+
+    def train_dataloader(self) -> DataLoader:
+        dataset = self._require(self.train_set, "train")
+        if len(dataset) < self.batch_size:
+            raise ValueError(
+                f"the training set has {len(dataset)} samples, fewer than data.batch_size={self.batch_size}; "
+                "with drop_last no batch would be left: lower --data.batch_size"
+            )
+        return self._loader(dataset, train=True)
+
+    def val_dataloader(self) -> DataLoader:
+        return self._loader(self._require(self.val_set, "val"), train=False)
+
+    def test_dataloader(self) -> DataLoader:
+        return self._loader(self._require(self.test_set, "test"), train=False)
+
+    def predict_dataloader(self) -> DataLoader:
+        return self._loader(self._require(self.predict_set, "predict"), train=False)
+
+    def _loader(self, dataset: Dataset, train: bool) -> DataLoader:
+        return DataLoader(
+            dataset,
+            batch_size=self.batch_size,
+            shuffle=train,
+            drop_last=train,
+            num_workers=self.num_workers,
+            # Workers are forked once, not every epoch.
+            persistent_workers=self.num_workers > 0,
+            # Page-locked memory only helps host-to-GPU copies; on the CPU it costs memory.
+            pin_memory=self._on_gpu(),
+            collate_fn=self.collate_fn,
+        )
+
+    def _on_gpu(self) -> bool:
+        return self.trainer is not None and self.trainer.strategy.root_device.type == "cuda"
+
+    def _require(self, dataset: Dataset | None, split: str) -> Dataset:
+        if dataset is None:
+            raise RuntimeError(f"{type(self).__name__} has no {split} split: call setup() first")
+        if len(dataset) == 0:
+            raise ValueError(f"{type(self).__name__}: the {split} split is empty")
+        return dataset
+
+
+def ensure_writable_dir(path: Path, field: str = "data.data_dir") -> Path:
+    """Create `path` if needed and prove it can be written, or fail naming the config field."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".write-test"
+        probe.touch()
+        probe.unlink()
+    except OSError as err:
+        raise PermissionError(
+            f"{field}={str(path)!r} cannot be written ({err.strerror}): pass a writable folder, "
+            f"e.g. --{field} /tmp/data"
+        ) from err
+    return path

@@ -1,0 +1,136 @@
+"""Image DataModules: generated shapes (the offline default) and a folder of real images."""
+
+import hashlib
+import os
+from pathlib import Path
+
+import torch
+from torch.utils.data import Dataset, TensorDataset
+
+from project.data.base import ClassificationDataModule, ensure_writable_dir
+from project.data.image_folder import ImageFolderDataset, scan_image_folder
+from project.data.shapes import SHAPES, generate_shapes
+from project.data.transforms import ImageTransform
+
+
+class TransformedTensorDataset(Dataset):
+    """`(image uint8 [3, S, S], label)` pairs held in memory, transformed on access."""
+
+    def __init__(self, images: torch.Tensor, labels: torch.Tensor, transform: ImageTransform) -> None:
+        self.images, self.labels, self.transform = images, labels, transform
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def __getitem__(self, index: int) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.transform(self.images[index]), self.labels[index]
+
+
+class ShapesDataModule(ClassificationDataModule):
+    """Generated shapes (circle, square, triangle, cross), made once in `prepare_data` and cached in `data_dir`.
+
+    Args:
+        data_dir: where the cache file goes; generated again only when the settings change.
+        num_train, num_val, num_test: split sizes, drawn from one generated set.
+        augment: random crop and flip on the training split only.
+    """
+
+    def __init__(
+        self,
+        data_dir: str = "data/shapes",
+        num_train: int = 4000,
+        num_val: int = 1000,
+        num_test: int = 1000,
+        image_size: int = 32,
+        noise: float = 0.1,
+        seed: int = 0,
+        augment: bool = True,
+        batch_size: int = 64,
+        num_workers: int = 0,
+    ) -> None:
+        super().__init__(batch_size, num_workers)
+        self.save_hyperparameters()
+        self.data_dir = Path(data_dir)
+        self.sizes = (num_train, num_val, num_test)
+        self.image_size, self.noise, self.seed, self.augment = image_size, noise, seed, augment
+        self.num_classes = len(SHAPES)
+        self.class_names = list(SHAPES)
+
+    @property
+    def cache_path(self) -> Path:
+        key = f"{self.sizes}-{self.image_size}-{self.noise}-{self.seed}"
+        return self.data_dir / f"shapes-{hashlib.sha1(key.encode()).hexdigest()[:10]}.pt"
+
+    def prepare_data(self) -> None:
+        # Rank 0 only under DDP; the other ranks read the cache in setup().
+        if self.cache_path.exists():
+            return
+        ensure_writable_dir(self.data_dir)
+        images, labels = generate_shapes(sum(self.sizes), self.image_size, self.seed, self.noise)
+        tmp = self.cache_path.with_suffix(".tmp")
+        torch.save({"images": images, "labels": labels}, tmp)
+        os.replace(tmp, self.cache_path)  # atomic: a crash mid-write leaves no half cache behind
+
+    def setup(self, stage: str | None = None) -> None:
+        if self.train_set is not None:
+            return
+        data = torch.load(self.cache_path, weights_only=True)
+        images, labels = data["images"], data["labels"]
+        a, b, _ = self.sizes
+        plain = ImageTransform()
+        self.train_set = TransformedTensorDataset(images[:a], labels[:a], ImageTransform(augment=self.augment))
+        self.val_set = TransformedTensorDataset(images[a : a + b], labels[a : a + b], plain)
+        self.test_set = TransformedTensorDataset(images[a + b :], labels[a + b :], plain)
+        self.predict_set = self.test_set
+
+
+class ImageFolderDataModule(ClassificationDataModule):
+    """Images in `root/<class>/*.png|jpg|…`. Validation comes from `val_root`, or a seeded split of `root`.
+
+    Args:
+        root: training images, one sub-folder per class (sorted names give the class ids).
+        val_root, test_root: optional folders with the same class names.
+        val_fraction: share of `root` held out for validation when `val_root` is not given.
+        mean, std: per-channel normalisation of images scaled to [0, 1].
+    """
+
+    def __init__(
+        self,
+        root: str,
+        val_root: str | None = None,
+        test_root: str | None = None,
+        val_fraction: float = 0.2,
+        seed: int = 0,
+        image_size: int = 64,
+        mean: tuple[float, float, float] = (0.5, 0.5, 0.5),
+        std: tuple[float, float, float] = (0.5, 0.5, 0.5),
+        augment: bool = True,
+        batch_size: int = 64,
+        num_workers: int = 0,
+    ) -> None:
+        super().__init__(batch_size, num_workers)
+        self.save_hyperparameters()
+        self.roots = (root, val_root, test_root)
+        self.val_fraction, self.seed, self.image_size = val_fraction, seed, image_size
+        self.train_transform = ImageTransform(mean, std, augment=augment)
+        self.eval_transform = ImageTransform(mean, std)
+        # Scanning is a directory listing: cheap, and the model needs num_classes before setup().
+        self.class_names, self._samples = scan_image_folder(root)
+        self.num_classes = len(self.class_names)
+
+    def setup(self, stage: str | None = None) -> None:
+        if self.train_set is not None:
+            return
+        _, val_root, test_root = self.roots
+        train, val = self._samples, []
+        if val_root is None:
+            order = torch.randperm(len(train), generator=torch.Generator().manual_seed(self.seed)).tolist()
+            n_val = round(self.val_fraction * len(train))
+            val, train = [train[i] for i in order[:n_val]], [train[i] for i in order[n_val:]]
+        else:
+            val = scan_image_folder(val_root, self.class_names)[1]
+        test = scan_image_folder(test_root, self.class_names)[1] if test_root else val
+        self.train_set = ImageFolderDataset(train, self.image_size, self.train_transform)
+        self.val_set = ImageFolderDataset(val, self.image_size, self.eval_transform)
+        self.test_set = ImageFolderDataset(test, self.image_size, self.eval_transform)
+        self.predict_set = self.test_set
