@@ -5,7 +5,7 @@ import os
 from pathlib import Path
 
 import torch
-from torch.utils.data import Dataset, TensorDataset
+from torch.utils.data import Dataset
 
 from project.data.base import ClassificationDataModule, ensure_writable_dir
 from project.data.image_folder import ImageFolderDataset, scan_image_folder
