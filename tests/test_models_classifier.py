@@ -105,3 +105,37 @@ def test_a_finite_run_is_needed_for_the_schedule(build_cnn):
     cli = build_cnn("--trainer.max_epochs=-1")
     with pytest.raises(ValueError, match="finite run"):
         cli.trainer.fit(cli.model, cli.datamodule)
+
+
+def test_optimizer_is_configuration(build_cnn):
+    cli = build_cnn(
+        "--model.optimizer=torch.optim.SGD",
+        "--model.optimizer.lr=0.05",
+        "--model.optimizer.momentum=0.9",
+        "--model.scheduler.warmup_steps=0",
+        "--trainer.max_steps=1",
+    )
+    cli.trainer.fit(cli.model, cli.datamodule)
+    optimizer = cli.trainer.optimizers[0]
+    assert isinstance(optimizer, torch.optim.SGD)
+    assert optimizer.param_groups[0]["momentum"] == 0.9
+    assert optimizer.param_groups[0]["initial_lr"] == 0.05
+
+
+def test_an_image_folder_trains_through_the_config(tmp_path):
+    from project.cli import build
+    from tests.test_data_images import write_image_folder
+
+    write_image_folder(tmp_path / "pets")  # two classes
+    cli = build(
+        "cnn",
+        *TINY,
+        "--data=project.data.images.ImageFolderDataModule",
+        f"--data.root={tmp_path / 'pets'}",
+        "--data.image_size=24",
+        "--data.batch_size=4",
+        "--trainer.max_steps=2",
+    )
+    assert cli.model.net.head[-1].out_features == 2  # linked from the folder's class count
+    cli.trainer.fit(cli.model, cli.datamodule)
+    assert cli.trainer.global_step == 2
