@@ -5,8 +5,12 @@ import logging
 import sys
 import warnings
 from collections.abc import Sequence
+from itertools import pairwise
+from pathlib import Path
 from typing import Any
 
+import torch
+import yaml
 from lightning.pytorch import LightningDataModule, LightningModule, Trainer
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 
@@ -16,22 +20,36 @@ SUBCOMMANDS = ("fit", "validate", "test", "predict")
 
 
 class ProjectCLI(LightningCLI):
-    """Links the DataModule's class count into the model and its network, and reports where a fit went.
+    """LightningCLI that links what the data decides into the model, restores data state, and reports.
 
-    `link_num_classes=False` for a LightningModule of your own that is not a `ClassificationModule`:
-    it has no `num_classes` or `net` to link into.
+    Args:
+        data_links: DataModule attribute -> the model's init arguments it fills in when both are
+            instantiated (`ClassificationModule.data_links`: the class count, the vocabulary size...).
     """
 
-    def __init__(self, *args: Any, link_num_classes: bool = True, **kwargs: Any) -> None:
-        self.link_num_classes = link_num_classes
+    def __init__(self, *args: Any, data_links: dict[str, tuple[str, ...]] | None = None, **kwargs: Any) -> None:
+        self.data_links = data_links or {}
         super().__init__(*args, **kwargs)
 
     def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
-        if self.link_num_classes:
-            parser.link_arguments("data.num_classes", "model.init_args.num_classes", apply_on="instantiate")
-            parser.link_arguments(
-                "data.num_classes", "model.init_args.net.init_args.num_classes", apply_on="instantiate"
-            )
+        for source, targets in self.data_links.items():
+            for target in targets:
+                parser.link_arguments(f"data.{source}", f"model.init_args.{target}", apply_on="instantiate")
+
+    def before_instantiate_classes(self) -> None:
+        """With `--ckpt_path`, build the DataModule from the state it saved (e.g. the vocabulary).
+
+        Lightning restores that state only after the model exists, too late for a model whose
+        shape depends on it. A DataModule opts in with a `state_dict()` whose keys are init arguments.
+        """
+        config = self.config.get(self.subcommand) if self.subcommand else None
+        ckpt_path = config.get("ckpt_path") if config else None
+        if not ckpt_path or not Path(ckpt_path).is_file() or not config.get("data"):
+            return
+        saved = torch.load(ckpt_path, map_location="cpu", weights_only=True)
+        state = saved.get(config.data.class_path.rsplit(".", 1)[-1], {})
+        for key, value in state.items():
+            config.data.init_args[key] = value
 
     def after_fit(self) -> None:
         summary = fit_summary(self.trainer)  # on every rank: trainer.log_dir is a collective under DDP
@@ -83,18 +101,35 @@ def expand_model_flag(args: Sequence[str]) -> list[str]:
     return [*args[:position], "--config", str(MODELS[name].path), *args[position:]]
 
 
-def is_classification_module(args: Sequence[str]) -> bool:
-    """False only when `--model` names a class path that is not a `ClassificationModule`."""
-    name, _, _ = find_model_flag(args)
-    if name is None or "." not in name:
-        return True
-    from project.models.classifier import ClassificationModule
+def config_files(args: Sequence[str]) -> list[str]:
+    """The values of every `--config PATH`, `--config=PATH` and `-c PATH`, in order."""
+    files = [value for flag, value in pairwise(args) if flag in ("--config", "-c")]
+    return files + [arg.split("=", 1)[1] for arg in args if arg.startswith("--config=")]
 
-    module, _, cls = name.rpartition(".")
+
+def model_class_path(args: Sequence[str]) -> str | None:
+    """The model's class path: from `--model CLASS_PATH`, else from the last `--config` file that names one."""
+    name, _, _ = find_model_flag(args)
+    if name is not None:
+        return name
+    found = None
+    for value in config_files(args):
+        config = yaml.safe_load(Path(value).read_text()) if Path(value).is_file() else None
+        if isinstance(config, dict) and isinstance(config.get("model"), dict):
+            found = config["model"].get("class_path", found)
+    return found
+
+
+def data_links_for(args: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """What to link from the data into the model: the model class's `data_links`; none for other modules."""
+    path = model_class_path(args)
+    if path is None or "." not in path:
+        return {}
+    module, _, name = path.rpartition(".")
     try:
-        return issubclass(getattr(importlib.import_module(module), cls), ClassificationModule)
+        return dict(getattr(getattr(importlib.import_module(module), name), "data_links", {}))
     except (ImportError, AttributeError):
-        return True  # let LightningCLI report the bad class path
+        return {}  # LightningCLI reports the bad class path
 
 
 def main(args: Sequence[str] | None = None, subcommand: str | None = None) -> ProjectCLI:
@@ -117,6 +152,7 @@ def build(model: str, *args: str) -> ProjectCLI:
 
 
 def _make_cli(args: list[str], run: bool) -> ProjectCLI:
+    args = expand_model_flag(args)
     logging.getLogger("lightning.pytorch.utilities.rank_zero").addFilter(_drop_tips)
     # We pass `args` on purpose (after expanding --model); Lightning warns whenever sys.argv is also set.
     warnings.filterwarnings("ignore", message="LightningCLI's args parameter is intended")
@@ -127,8 +163,8 @@ def _make_cli(args: list[str], run: bool) -> ProjectCLI:
         LightningDataModule,
         subclass_mode_model=True,
         subclass_mode_data=True,
-        args=expand_model_flag(args),
-        link_num_classes=is_classification_module(args),
+        args=args,
+        data_links=data_links_for(args),
         run=run,
         # One place for the optimizer: model.optimizer. LightningCLI's own --optimizer would bypass our schedule.
         auto_configure_optimizers=False,

@@ -2,7 +2,7 @@
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import lightning.pytorch as L
 import torch
@@ -34,6 +34,9 @@ class ClassificationModule(L.LightningModule, ABC):
             mode, so their running statistics are not overwritten by the new data either.
         label_smoothing: passed to the cross-entropy.
     """
+
+    # DataModule attribute -> the init arguments it fills in; the CLI links them at instantiation.
+    data_links: ClassVar[dict[str, tuple[str, ...]]] = {"num_classes": ("num_classes", "net.init_args.num_classes")}
 
     def __init__(
         self,
