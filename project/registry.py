@@ -18,6 +18,7 @@ class ModelEntry:
 
 MODELS: dict[str, ModelEntry] = {
     "cnn": ModelEntry("cnn.yaml", "CNN image classifier on generated shapes (or your image folders)"),
+    "lstm": ModelEntry("lstm.yaml", "LSTM sequence classifier on generated sequences (or your CSV/TSV/JSONL texts)"),
 }
 
 
