@@ -14,3 +14,12 @@ def test_cnn_learns_the_shapes():
     assert cli.trainer.callback_metrics["val/acc"] >= 0.90
     tested = cli.trainer.test(cli.model, cli.datamodule, verbose=False)[0]
     assert tested["test/acc"] >= 0.90
+
+
+@pytest.mark.slow
+def test_lstm_learns_the_last_marker():
+    from project.cli import build
+
+    cli = build("lstm", *TINY, "--data.synthetic_samples=2000", "--trainer.max_epochs=2")
+    cli.trainer.fit(cli.model, cli.datamodule)
+    assert cli.trainer.callback_metrics["val/acc"] >= 0.90

@@ -1,0 +1,87 @@
+"""Packed vs padded LSTM, with and without length bucketing: time per forward+backward and padding.
+
+    .venv/bin/python benchmarks/sequence_modes.py            # the README's table
+    .venv/bin/python benchmarks/sequence_modes.py --quick    # a smoke run
+
+Modes run interleaved (A B C A B C ...) and report medians, so a noisy machine shifts all alike.
+"""
+
+import argparse
+import statistics
+import time
+
+import torch
+
+from project.data.sequence_batching import BucketBatchSampler, PadCollate, padding_fraction
+from project.nets.lstm import LSTMEncoder
+
+
+def length_distributions(n: int, gen: torch.Generator) -> dict[str, list[int]]:
+    heavy = (torch.distributions.Pareto(torch.tensor(5.0), torch.tensor(1.5)).sample((n,))).clamp(max=200)
+    return {
+        "uniform 5-200": torch.randint(5, 201, (n,), generator=gen).tolist(),
+        "heavy-tailed": heavy.round().int().tolist(),
+        "near-constant 95-105": torch.randint(95, 106, (n,), generator=gen).tolist(),
+    }
+
+
+def batches_of(lengths: list[int], batch_size: int, bucketed: bool) -> list[list[int]]:
+    order = torch.randperm(len(lengths), generator=torch.Generator().manual_seed(0))
+    if not bucketed:
+        return [order[i : i + batch_size].tolist() for i in range(0, len(order), batch_size)]
+    sampler = BucketBatchSampler(order.tolist(), batch_size, drop_last=False, lengths=lengths)
+    return list(sampler)
+
+
+def step_seconds(net: LSTMEncoder, batch: tuple[torch.Tensor, torch.Tensor, torch.Tensor]) -> tuple[float, float]:
+    tokens, lengths, _ = batch
+    start = time.perf_counter()
+    loss = net(tokens, lengths).square().mean()
+    loss.backward()
+    return time.perf_counter() - start, loss.item()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, for the test suite")
+    args = parser.parse_args()
+    n, batch_size, hidden, reps = (64, 16, 16, 1) if args.quick else (1024, 64, 128, 3)
+    gen = torch.Generator().manual_seed(0)
+    collate = PadCollate()
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, batch {batch_size}, hidden {hidden}\n")
+    print("| lengths | direction | mode | bucketing | padding | seq/s | vs packed, no bucketing |")
+    print("|---|---|---|---|---|---|---|")
+    for name, lengths in length_distributions(n, gen).items():
+        data = [(torch.randint(2, 1000, (length,), generator=gen), 0) for length in lengths]
+        for bidirectional in (False, True):
+            modes = ["packed"] if bidirectional else ["packed", "padded"]
+            settings = [(m, b) for m in modes for b in (False, True)]
+            nets = {m: LSTMEncoder(1000, 64, hidden, bidirectional=bidirectional, sequence_mode=m) for m in modes}
+            for m in modes:
+                nets[m].load_state_dict(nets[modes[0]].state_dict())  # same weights: same losses
+            times: dict[tuple[str, bool], list[float]] = {s: [] for s in settings}
+            losses: dict[tuple[str, bool], float] = {}
+            for _ in range(reps):
+                for mode, bucketed in settings:
+                    total, loss_sum = 0.0, 0.0
+                    for batch in batches_of(lengths, batch_size, bucketed):
+                        seconds, loss = step_seconds(nets[mode], collate([data[i] for i in batch]))
+                        total, loss_sum = total + seconds, loss_sum + loss
+                    times[(mode, bucketed)].append(total)
+                    losses[(mode, bucketed)] = loss_sum
+            base = statistics.median(times[("packed", False)])
+            direction = "bi" if bidirectional else "uni"
+            for mode, bucketed in settings:
+                seconds = statistics.median(times[(mode, bucketed)])
+                pad = padding_fraction(batches_of(lengths, batch_size, bucketed), lengths)
+                print(
+                    f"| {name} | {direction} | {mode} | {'yes' if bucketed else 'no'} | {pad:.0%} "
+                    f"| {n / seconds:,.0f} | {base / seconds:.2f}× |"
+                )
+            if not bidirectional:
+                drift = abs(losses[("packed", False)] - losses[("padded", False)])
+                assert drift < 1e-3 * abs(losses[("packed", False)]), f"packed and padded disagree by {drift}"
+
+
+if __name__ == "__main__":
+    main()
