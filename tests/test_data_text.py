@@ -194,3 +194,17 @@ def test_broken_files_name_the_file_and_line(tmp_path, name, content, message):
 def test_a_missing_file_is_named(tmp_path):
     with pytest.raises(FileNotFoundError, match="nope.csv: no such file"):
         TextClassificationDataModule(train_path=str(tmp_path / "nope.csv"))
+
+
+@pytest.mark.parametrize(("side", "bounds"), [("left", (1.0, 1.0)), ("right", (0.0, 0.45))])
+def test_truncating_the_wrong_end_loses_the_synthetic_label(side, bounds):
+    dm = TextClassificationDataModule(synthetic_samples=600, max_length=30, truncation_side=side)
+    dm.setup("fit")
+    markers = {dm.vocabulary.index[m]: m for m in MARKERS}
+    long_rows = [i for i, r in enumerate(dm.train_set.rows) if len(r.text.split()) > 30]
+    found = 0
+    for i in long_rows:
+        kept = [markers[t] for t in dm.train_set.ids[i].tolist() if t in markers]
+        found += bool(kept) and kept[-1] == dm.class_names[dm.train_set.labels[i]]
+    assert len(long_rows) > 300
+    assert bounds[0] <= found / len(long_rows) <= bounds[1]
