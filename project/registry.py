@@ -18,6 +18,7 @@ class ModelEntry:
 
 MODELS: dict[str, ModelEntry] = {
     "cnn": ModelEntry("cnn.yaml", "CNN image classifier on generated shapes (or your image folders)"),
+    "gcn": ModelEntry("gcn.yaml", "GCN graph classifier on generated graphs (node level: configs/gcn_node.yaml)"),
     "lstm": ModelEntry("lstm.yaml", "LSTM sequence classifier on generated sequences (or your CSV/TSV/JSONL texts)"),
 }
 

@@ -14,6 +14,8 @@ from torch.optim.lr_scheduler import LRScheduler
 from torchmetrics import MaxMetric, MetricCollection
 from torchmetrics.classification import MulticlassAccuracy, MulticlassF1Score
 
+IGNORE = -100  # a target that counts in neither the loss nor the metrics (cross_entropy's default)
+
 # Called as scheduler(optimizer, total_steps): `WarmupCosineLR` and any class with that signature.
 SchedulerCallable = Callable[[Optimizer, int], LRScheduler]
 
@@ -61,10 +63,11 @@ class ClassificationModule(L.LightningModule, ABC):
             # Lightning keeps each submodule's mode across its loops, so setting it once holds.
             self.net.features.eval()
 
+        # Targets of IGNORE are not scored: nodes outside the stage's mask, for instance.
         metrics = MetricCollection(
             {
-                "acc": MulticlassAccuracy(num_classes, average="micro"),
-                "f1": MulticlassF1Score(num_classes, average="macro"),
+                "acc": MulticlassAccuracy(num_classes, average="micro", ignore_index=IGNORE),
+                "f1": MulticlassF1Score(num_classes, average="macro", ignore_index=IGNORE),
             }
         )
         self.train_metrics = metrics.clone(prefix="train/")
@@ -74,7 +77,10 @@ class ClassificationModule(L.LightningModule, ABC):
 
     @abstractmethod
     def unpack(self, batch: Any) -> tuple[tuple[Any, ...], torch.Tensor, int]:
-        """Split a batch into (network inputs, targets `[batch]`, batch size)."""
+        """Split a batch into (network inputs, targets, batch size for logging).
+
+        Targets hold one class id per row of the network's output, `IGNORE` where a row is not scored.
+        """
 
     def forward(self, *inputs: Any) -> torch.Tensor:
         return self.net(*inputs)
@@ -100,7 +106,7 @@ class ClassificationModule(L.LightningModule, ABC):
     def _shared_step(self, batch: Any, metrics: MetricCollection) -> tuple[torch.Tensor, int]:
         inputs, target, batch_size = self.unpack(batch)
         logits = self(*inputs)
-        loss = F.cross_entropy(logits, target, label_smoothing=self.label_smoothing)
+        loss = F.cross_entropy(logits, target, ignore_index=IGNORE, label_smoothing=self.label_smoothing)
         metrics.update(logits.detach(), target)
         return loss, batch_size
 

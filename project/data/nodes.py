@@ -1,0 +1,104 @@
+"""Node classification data: one graph, train/val/test node masks, full-batch or neighbour batches."""
+
+from typing import Literal
+
+import torch
+from torch.utils.data import DataLoader
+from torch_geometric.data import Data
+from torch_geometric.datasets import KarateClub
+
+from project.data.base import ClassificationDataModule
+from project.data.graph_checks import check_graph
+from project.data.graph_files import load_planetoid
+from project.data.synthetic_graphs import community_graph
+
+
+def _the_graph(items: list[Data]) -> Data:
+    return items[0]
+
+
+class NodeClassificationDataModule(ClassificationDataModule):
+    """One graph. `loader: full` gives the whole graph as every batch (one step per epoch).
+
+    Args:
+        source: `karate` (Zachary's karate club, shipped inside PyG), `sbm` (a generated community
+            graph), or `planetoid` (Cora, CiteSeer, PubMed read from `data_dir/<name>/raw/`).
+        val_fraction, test_fraction: for graphs without their own masks (karate, sbm); by `seed`.
+        train_per_class: labelled training nodes per class for sbm (semi-supervised, as Planetoid).
+        sbm_nodes, sbm_communities, sbm_p_in, sbm_p_out, sbm_noise: the generated graph.
+    """
+
+    def __init__(
+        self,
+        source: Literal["karate", "sbm", "planetoid"] = "sbm",
+        name: str = "Cora",
+        data_dir: str = "data/planetoid",
+        loader: Literal["full"] = "full",
+        val_fraction: float = 0.2,
+        test_fraction: float = 0.4,
+        train_per_class: int = 20,
+        sbm_nodes: int = 2000,
+        sbm_communities: int = 4,
+        sbm_p_in: float = 0.01,
+        sbm_p_out: float = 0.002,
+        sbm_noise: float = 2.0,
+        seed: int = 0,
+        batch_size: int = 1,
+        num_workers: int = 0,
+    ) -> None:
+        super().__init__(batch_size, num_workers)
+        self.save_hyperparameters()
+        if source == "planetoid":
+            graph = load_planetoid(data_dir, name)[0]
+        elif source == "karate":
+            graph = _with_split(KarateClub()[0], None, val_fraction, test_fraction, seed)
+        else:
+            graph = community_graph(sbm_nodes, sbm_communities, sbm_p_in, sbm_p_out, noise=sbm_noise, seed=seed)
+            graph = _with_split(graph, train_per_class, val_fraction, test_fraction, seed)
+        self.graph, self.loader = graph, loader
+        self.num_classes = int(graph.y.max()) + 1
+        self.num_features = graph.num_node_features
+        self.class_names = [str(c) for c in range(self.num_classes)]
+
+    def setup(self, stage: str | None = None) -> None:
+        if self.trainer is not None and self.trainer.world_size > 1 and self.loader == "full":
+            raise RuntimeError(
+                "loader 'full' trains on the whole graph in one process; with DDP every process would "
+                "repeat the same step. Run it on one device (--trainer.devices 1)."
+            )
+        check_graph(self.graph, f"{self.hparams.source} graph", self.num_classes)
+        self.train_set = self.val_set = self.test_set = self.predict_set = [self.graph]
+
+    def train_dataloader(self) -> DataLoader:
+        return self._loader(self._require(self.train_set, "train"), train=True)  # one graph: no drop_last
+
+    def _loader(self, dataset: list[Data], train: bool) -> DataLoader:
+        return DataLoader(dataset, batch_size=1, collate_fn=_the_graph)
+
+
+def _with_split(graph: Data, train_per_class: int | None, val_fraction: float, test_fraction: float, seed: int) -> Data:
+    """Seeded masks. With `train_per_class`, that many training nodes per class, val and test from the rest.
+
+    Without it (karate), PyG's own `train_mask` is kept and the other nodes split into val and test.
+    """
+    gen = torch.Generator().manual_seed(seed)
+    n = graph.num_nodes
+    if train_per_class is None:
+        train = graph.train_mask.clone()
+    else:
+        train = torch.zeros(n, dtype=torch.bool)
+        for c in graph.y.unique():
+            members = (graph.y == c).nonzero().flatten()
+            train[members[torch.randperm(len(members), generator=gen)[:train_per_class]]] = True
+    rest = (~train).nonzero().flatten()
+    rest = rest[torch.randperm(len(rest), generator=gen)]
+    if train_per_class is None:  # karate: the fractions share out what is not training
+        total = val_fraction + test_fraction
+        n_val = round(len(rest) * val_fraction / total)
+        n_test = len(rest) - n_val
+    else:
+        n_val, n_test = round(val_fraction * n), round(test_fraction * n)
+    graph.train_mask = train
+    graph.val_mask = torch.zeros(n, dtype=torch.bool).index_fill_(0, rest[:n_val], True)
+    graph.test_mask = torch.zeros(n, dtype=torch.bool).index_fill_(0, rest[n_val : n_val + n_test], True)
+    return graph
