@@ -23,3 +23,12 @@ def test_lstm_learns_the_last_marker():
     cli = build("lstm", *TINY, "--data.synthetic_samples=2000", "--trainer.max_epochs=2")
     cli.trainer.fit(cli.model, cli.datamodule)
     assert cli.trainer.callback_metrics["val/acc"] >= 0.90
+
+
+@pytest.mark.slow
+def test_gcn_learns_graph_structure():
+    from project.cli import build
+
+    cli = build("gcn", *TINY)  # the defaults: 2,000 graphs, 30 epochs
+    cli.trainer.fit(cli.model, cli.datamodule)
+    assert cli.trainer.callback_metrics["val/acc_best"] >= 0.90

@@ -1,0 +1,71 @@
+"""The GCN family through its configs: what it learns from structure, and what it scores."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from project.cli import build
+from project.registry import MODELS
+from tests.conftest import TINY
+from tests.test_data_graphs import write_tu
+
+
+@pytest.mark.slow
+def test_a_model_that_ignores_edges_stays_at_chance_while_the_gcn_learns():
+    accuracy = {}
+    for edges in (True, False):
+        cli = build("gcn", *TINY, "--trainer.max_epochs=12")
+        if not edges:
+            for graph in cli.datamodule.graphs:
+                graph.edge_index = torch.zeros(2, 0, dtype=torch.long)  # only self-loops remain: an MLP
+        cli.trainer.fit(cli.model, cli.datamodule)
+        accuracy[edges] = float(cli.trainer.callback_metrics["val/acc_best"])
+    assert accuracy[False] <= 0.35  # 4 classes: chance is 0.25
+    assert accuracy[True] >= 0.6
+
+
+def test_graph_metrics_are_weighted_per_graph():
+    cli = build("gcn", *TINY, "--data.num_graphs=280", "--trainer.max_steps=2", "--data.batch_size=64")
+    cli.trainer.fit(cli.model, cli.datamodule)
+    cli.trainer.validate(cli.model, cli.datamodule, verbose=False)
+    model = cli.model.eval()
+    losses = []
+    with torch.no_grad():
+        for batch in cli.datamodule.val_dataloader():  # 28 graphs: batches are not all alike
+            logits = model(batch.x, batch.edge_index, batch.batch)
+            losses.append(F.cross_entropy(logits, batch.y, reduction="none"))
+    expected = torch.cat(losses).mean()
+    torch.testing.assert_close(cli.trainer.callback_metrics["val/loss"], expected, atol=1e-5, rtol=1e-5)
+
+
+def test_node_level_scores_only_the_stage_mask():
+    node_config = str(MODELS["gcn"].path.parent / "gcn_node.yaml")
+    cli = build("gcn", *TINY, f"--config={node_config}", "--data.source=karate", "--trainer.max_epochs=20")
+    cli.trainer.fit(cli.model, cli.datamodule)
+    graph = cli.datamodule.graph
+    with torch.no_grad():
+        pred = cli.model.eval()(graph.x, graph.edge_index).argmax(-1)
+    for stage, mask in (("validate", graph.val_mask), ("test", graph.test_mask)):
+        metrics = getattr(cli.trainer, stage)(cli.model, cli.datamodule, verbose=False)[0]
+        key = "val/acc" if stage == "validate" else "test/acc"
+        expected = (pred[mask] == graph.y[mask]).float().mean()
+        torch.testing.assert_close(torch.tensor(metrics[key]), expected)
+
+
+def test_num_features_is_linked_from_the_data(tmp_path):
+    write_tu(tmp_path)
+    cli = build(
+        "gcn",
+        *TINY,
+        "--data.source=tu",
+        "--data.name=TOY",
+        f"--data.data_dir={tmp_path}",
+        "--data.batch_size=2",
+        "--data.val_fraction=0.34",
+        "--data.test_fraction=0",
+        "--trainer.max_steps=2",
+    )
+    assert cli.model.net.features.convs[0].in_channels == 2
+    assert cli.model.net.head.out_features == 2
+    cli.trainer.fit(cli.model, cli.datamodule)
+    assert cli.trainer.global_step == 2
