@@ -138,3 +138,33 @@ def test_full_batch_refuses_ddp_clearly():
     dm.trainer = SimpleNamespace(world_size=2)
     with pytest.raises(RuntimeError, match="loader 'full' trains on the whole graph in one process"):
         dm.setup("fit")
+
+
+def test_neighbor_sampling_puts_seeds_first_and_caps_the_fan_in():
+    from project.data.neighbor_sampling import NeighborSampler
+    from project.data.synthetic_graphs import community_graph
+
+    graph = community_graph(500, p_in=0.05)
+    original = set(map(tuple, graph.edge_index.t().tolist()))
+    seeds = torch.tensor([7, 3, 99, 250])
+    torch.manual_seed(0)
+    batch = NeighborSampler(graph, [4, 2])(seeds)
+    assert batch.batch_size == 4 and torch.equal(batch.n_id[:4], seeds)
+    assert torch.equal(batch.x, graph.x[batch.n_id]) and torch.equal(batch.y, graph.y[batch.n_id])
+    global_edges = batch.n_id[batch.edge_index]
+    assert set(map(tuple, global_edges.t().tolist())) <= original  # only real edges
+    into_seeds = batch.edge_index[1][batch.edge_index[1] < 4]
+    assert torch.bincount(into_seeds, minlength=4).max() <= 4
+    assert len(set(batch.n_id.tolist())) == batch.num_nodes  # each node once
+
+    everything = NeighborSampler(graph, [-1])(seeds)
+    for i, seed in enumerate(seeds.tolist()):
+        in_degree = int((graph.edge_index[1] == seed).sum())
+        assert int((everything.edge_index[1] == i).sum()) == in_degree
+
+
+def test_neighbor_loader_batches_seed_nodes():
+    dm = NodeClassificationDataModule(source="sbm", sbm_nodes=400, loader="neighbor", batch_size=16)
+    dm.setup("fit")
+    batch = next(iter(dm.val_dataloader()))
+    assert batch.batch_size == 16 and bool(dm.graph.val_mask[batch.n_id[:16]].all())

@@ -69,3 +69,20 @@ def test_num_features_is_linked_from_the_data(tmp_path):
     assert cli.model.net.head.out_features == 2
     cli.trainer.fit(cli.model, cli.datamodule)
     assert cli.trainer.global_step == 2
+
+
+def test_neighbor_batches_train_and_predict_one_row_per_node():
+    node_config = str(MODELS["gcn"].path.parent / "gcn_node.yaml")
+    cli = build(
+        "gcn",
+        *TINY,
+        f"--config={node_config}",
+        "--data.loader=neighbor",
+        "--data.sbm_nodes=400",
+        "--data.batch_size=16",
+        "--trainer.max_epochs=2",
+    )
+    cli.trainer.fit(cli.model, cli.datamodule)
+    assert cli.trainer.global_step == 2 * (80 // 16)
+    predictions = cli.trainer.predict(cli.model, cli.datamodule)
+    assert sum(len(p["pred"]) for p in predictions) == 400  # the seeds only, not their neighbours

@@ -10,6 +10,7 @@ from torch_geometric.datasets import KarateClub
 from project.data.base import ClassificationDataModule
 from project.data.graph_checks import check_graph
 from project.data.graph_files import load_planetoid
+from project.data.neighbor_sampling import NeighborSampler
 from project.data.synthetic_graphs import community_graph
 
 
@@ -18,7 +19,12 @@ def _the_graph(items: list[Data]) -> Data:
 
 
 class NodeClassificationDataModule(ClassificationDataModule):
-    """One graph. `loader: full` gives the whole graph as every batch (one step per epoch).
+    """One graph, as whole-graph batches or as sampled neighbourhoods of `batch_size` seed nodes.
+
+    `loader: full` gives the whole graph as every batch (one step per epoch, one process).
+    `loader: neighbor` samples `num_neighbors[hop]` in-neighbours per node and hop around each batch
+    of seed nodes (one hop per GCN layer); only the seeds are scored. It runs under DDP: the seeds
+    are what Lightning's distributed sampler shares out.
 
     Args:
         source: `karate` (Zachary's karate club, shipped inside PyG), `sbm` (a generated community
@@ -33,7 +39,8 @@ class NodeClassificationDataModule(ClassificationDataModule):
         source: Literal["karate", "sbm", "planetoid"] = "sbm",
         name: str = "Cora",
         data_dir: str = "data/planetoid",
-        loader: Literal["full"] = "full",
+        loader: Literal["full", "neighbor"] = "full",
+        num_neighbors: tuple[int, ...] = (10, 10),
         val_fraction: float = 0.2,
         test_fraction: float = 0.4,
         train_per_class: int = 20,
@@ -56,6 +63,8 @@ class NodeClassificationDataModule(ClassificationDataModule):
             graph = community_graph(sbm_nodes, sbm_communities, sbm_p_in, sbm_p_out, noise=sbm_noise, seed=seed)
             graph = _with_split(graph, train_per_class, val_fraction, test_fraction, seed)
         self.graph, self.loader = graph, loader
+        if loader == "neighbor":
+            self.collate_fn = NeighborSampler(graph, list(num_neighbors))
         self.num_classes = int(graph.y.max()) + 1
         self.num_features = graph.num_node_features
         self.class_names = [str(c) for c in range(self.num_classes)]
@@ -66,13 +75,24 @@ class NodeClassificationDataModule(ClassificationDataModule):
                 "loader 'full' trains on the whole graph in one process; with DDP every process would "
                 "repeat the same step. Run it on one device (--trainer.devices 1)."
             )
-        check_graph(self.graph, f"{self.hparams.source} graph", self.num_classes)
-        self.train_set = self.val_set = self.test_set = self.predict_set = [self.graph]
+        g = self.graph
+        check_graph(g, f"{self.hparams.source} graph", self.num_classes)
+        if self.loader == "full":
+            self.train_set = self.val_set = self.test_set = self.predict_set = [g]
+        else:  # the datasets are seed node ids; the sampler builds each batch's subgraph
+            self.train_set, self.val_set, self.test_set = (
+                m.nonzero().flatten() for m in (g.train_mask, g.val_mask, g.test_mask)
+            )
+            self.predict_set = torch.arange(g.num_nodes)
 
     def train_dataloader(self) -> DataLoader:
+        if self.loader == "neighbor":
+            return super().train_dataloader()
         return self._loader(self._require(self.train_set, "train"), train=True)  # one graph: no drop_last
 
-    def _loader(self, dataset: list[Data], train: bool) -> DataLoader:
+    def _loader(self, dataset, train: bool) -> DataLoader:
+        if self.loader == "neighbor":
+            return super()._loader(dataset, train)
         return DataLoader(dataset, batch_size=1, collate_fn=_the_graph)
 
 

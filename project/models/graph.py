@@ -41,3 +41,7 @@ class NodeClassifier(ClassificationModule):
         if self.trainer.training:
             return batch.train_mask
         return batch.test_mask if self.trainer.testing else batch.val_mask  # validation and sanity check
+
+    def predict_step(self, batch: Data, batch_idx: int) -> dict[str, torch.Tensor]:
+        scored = self._scored_nodes(batch)  # neighbour batches: the seeds, not their context
+        return {key: value[scored] for key, value in super().predict_step(batch, batch_idx).items()}
