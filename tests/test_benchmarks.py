@@ -9,7 +9,7 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
-@pytest.mark.parametrize("script", ["sequence_modes.py"])
+@pytest.mark.parametrize("script", ["sequence_modes.py", pytest.param("graph_scale.py", marks=pytest.mark.slow)])
 def test_benchmark_smoke(script, monkeypatch, capsys):
     monkeypatch.setattr(sys, "argv", [script, "--quick"])
     runpy.run_path(str(BENCHMARKS / script), run_name="__main__")
