@@ -139,7 +139,12 @@ def main(args: Sequence[str] | None = None, subcommand: str | None = None) -> Pr
         args.insert(0, subcommand)
     if "-h" in args or "--help" in args:
         print(describe_models() + "\n")
-    return _make_cli(args, run=True)
+    try:
+        return _make_cli(args, run=True)
+    finally:
+        # Lightning leaves the DDP process group open; gloo's threads then abort the exit (SIGABRT).
+        if torch.distributed.is_available() and torch.distributed.is_initialized():
+            torch.distributed.destroy_process_group()
 
 
 def build(model: str, *args: str) -> ProjectCLI:
