@@ -1,7 +1,7 @@
 """Full-batch GCN epochs on growing random graphs: time and peak memory, PyG's GCNConv vs our GCNLayer.
 
-    .venv/bin/python benchmarks/graph_scale.py            # 1e5, 1e6, 1e7 edges (10 edges per node)
-    .venv/bin/python benchmarks/graph_scale.py --quick    # a smoke run
+    .venv/bin/python -m benchmarks.graph_scale            # 1e5, 1e6, 1e7 edges (10 edges per node)
+    .venv/bin/python -m benchmarks.graph_scale --quick    # a smoke run
 
 Each (size, layer) runs in its own process, so its peak resident memory is its own. Printed: the
 markdown table, then the fitted exponent b of time ~ edges^b (1 = linear).

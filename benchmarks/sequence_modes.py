@@ -1,7 +1,7 @@
 """Packed vs padded LSTM, with and without length bucketing: time per forward+backward and padding.
 
-    .venv/bin/python benchmarks/sequence_modes.py            # the README's table
-    .venv/bin/python benchmarks/sequence_modes.py --quick    # a smoke run
+    .venv/bin/python -m benchmarks.sequence_modes            # the README's table
+    .venv/bin/python -m benchmarks.sequence_modes --quick    # a smoke run
 
 Modes run interleaved (A B C A B C ...) and report medians, so a noisy machine shifts all alike.
 """

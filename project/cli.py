@@ -12,7 +12,7 @@ from typing import Any
 import torch
 import yaml
 from lightning.pytorch import LightningDataModule, LightningModule, Trainer
-from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
+from lightning.pytorch.cli import LightningArgumentParser, LightningCLI, SaveConfigCallback
 
 from project.registry import MODELS, describe_models
 
@@ -55,6 +55,15 @@ class ProjectCLI(LightningCLI):
         summary = fit_summary(self.trainer)  # on every rank: trainer.log_dir is a collective under DDP
         if self.trainer.is_global_zero:
             print(summary)
+
+
+class SaveConfigToRunFolder(SaveConfigCallback):
+    """Saves the resolved config.yaml in the run's log folder. Without a logger there is no run folder,
+    and Lightning's callback would write into the working directory (and refuse the next run there)."""
+
+    def setup(self, trainer: Trainer, pl_module: LightningModule, stage: str) -> None:
+        if trainer.logger is not None:
+            super().setup(trainer, pl_module, stage)
 
 
 def fit_summary(trainer: Trainer) -> str:
@@ -173,6 +182,7 @@ def _make_cli(args: list[str], run: bool) -> ProjectCLI:
         run=run,
         # One place for the optimizer: model.optimizer. LightningCLI's own --optimizer would bypass our schedule.
         auto_configure_optimizers=False,
+        save_config_callback=SaveConfigToRunFolder,
         parser_kwargs={"prog": "python -m project", "allow_abbrev": False},
     )
 

@@ -2,16 +2,21 @@
 
 import runpy
 import sys
-from pathlib import Path
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
-
-@pytest.mark.parametrize("script", ["sequence_modes.py", pytest.param("graph_scale.py", marks=pytest.mark.slow)])
-def test_benchmark_smoke(script, monkeypatch, capsys):
-    monkeypatch.setattr(sys, "argv", [script, "--quick"])
-    runpy.run_path(str(BENCHMARKS / script), run_name="__main__")
+@pytest.mark.parametrize(
+    "module",
+    [
+        "benchmarks.sequence_modes",
+        pytest.param("benchmarks.graph_scale", marks=pytest.mark.slow),
+        pytest.param("benchmarks.parity", marks=pytest.mark.slow),
+        pytest.param("benchmarks.startup", marks=pytest.mark.slow),
+    ],
+)
+def test_benchmark_smoke(module, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", [module, "--quick"])
+    runpy.run_module(module, run_name="__main__")
     table = [line for line in capsys.readouterr().out.splitlines() if line.startswith("|")]
     assert len(table) > 2 and "---" in table[1]

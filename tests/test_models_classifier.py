@@ -24,6 +24,7 @@ def fitted(tmp_path_factory):
         "--data.num_train=512",
         "--data.num_val=128",
         "--trainer.max_epochs=2",
+        "--trainer.log_every_n_steps=4",  # train/loss is logged on the steps the logger writes
     )
     cli.trainer.fit(cli.model, cli.datamodule)
     return cli

@@ -1,0 +1,112 @@
+"""The template against a hand-written loop: time per epoch on each family's default task.
+
+    .venv/bin/python -m benchmarks.parity            # the README's table
+    .venv/bin/python -m benchmarks.parity --quick    # a smoke run
+
+(a) `raw_loop.raw_fit`: DataLoader, zero_grad, forward, loss, backward, clip, step, eval under no_grad.
+(b) `Trainer.fit` with logger, checkpointing, progress bar and callbacks off.
+(c) the template's defaults, as `python -m project.fit --model NAME` runs them.
+Same model, data order, seed and steps; runs interleaved a b c c b a ...; reported: the median
+epoch time (training + validation), epochs after the first, so fit's one-time start-up is left out
+(benchmarks/startup.py measures that).
+"""
+
+import argparse
+import contextlib
+import itertools
+import os
+import statistics
+import tempfile
+import time
+
+import lightning.pytorch as L
+
+from benchmarks.raw_loop import raw_fit
+from project.cli import build
+
+BARE = [
+    "--trainer.logger=false",
+    "--trainer.enable_checkpointing=false",
+    "--trainer.enable_progress_bar=false",
+    "--trainer.enable_model_summary=false",
+    "--trainer.num_sanity_val_steps=0",
+    "--trainer.callbacks=[]",
+]
+SIZES = {  # the default tasks; the LSTM's shortened to keep the whole run to minutes
+    "cnn": [],
+    "lstm": ["--data.synthetic_samples=1500"],
+    "gcn": [],
+}
+QUICK = {
+    "cnn": ["--data.num_train=128", "--data.num_val=64"],
+    "lstm": ["--data.synthetic_samples=100", "--model.net.hidden_size=8"],
+    "gcn": ["--data.num_graphs=100"],
+}
+
+
+@contextlib.contextmanager
+def silenced():
+    """Send the run's own output (progress bar, summaries) to /dev/null, so only the table prints."""
+    saved = os.dup(1), os.dup(2)
+    with open(os.devnull, "w") as null:
+        os.dup2(null.fileno(), 1), os.dup2(null.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved[0], 1), os.dup2(saved[1], 2)
+
+
+class EpochClock(L.Callback):
+    """Timestamps at each training epoch's start and at the end of fit, as `raw_fit(clock=...)` takes them."""
+
+    def __init__(self) -> None:
+        self.times: list[float] = []
+
+    def on_train_epoch_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        self.times.append(time.perf_counter())
+
+    def on_fit_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        self.times.append(time.perf_counter())
+
+
+def seconds_per_epoch(family: str, variant: str, sizes: list[str], epochs: int) -> float:
+    """Median epoch time (training + validation) after the first: the steady state, not fit's start-up."""
+    args = [*sizes, f"--trainer.max_epochs={epochs}"]
+    with silenced():
+        cli = build(family, *args, *(BARE if variant != "c" else []))
+        clock = EpochClock()
+        if variant == "a":
+            raw_fit(cli.model, cli.datamodule, epochs, clip=cli.trainer.gradient_clip_val, clock=clock.times)
+        else:
+            cli.trainer.callbacks.append(clock)
+            cli.trainer.fit(cli.model, cli.datamodule)
+    durations = [end - start for start, end in itertools.pairwise(clock.times)]
+    return statistics.median(durations[1:] or durations)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, for the test suite")
+    parser.add_argument("--families", nargs="+", default=["cnn", "lstm", "gcn"])
+    parser.add_argument("--reps", type=int, default=6)
+    parser.add_argument("--epochs", type=int, default=3)
+    args = parser.parse_args()
+    reps, epochs = (1, 2) if args.quick else (args.reps, args.epochs)
+    print("| family | (a) raw loop, s/epoch | (b) bare Trainer | (c) template defaults | b/a | c/a |")
+    print("|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as folder:
+        os.chdir(folder)  # (c) writes logs/ and data/ here
+        for family in args.families:
+            sizes = (QUICK if args.quick else SIZES)[family]
+            seconds_per_epoch(family, "b", sizes, 1)  # warm-up: caches, imports, data generation
+            times: dict[str, list[float]] = {"a": [], "b": [], "c": []}
+            for rep in range(reps):
+                # a b c, then c b a: whatever drifts over a run (heat, other load) hits all alike.
+                for variant in "abc" if rep % 2 == 0 else "cba":
+                    times[variant].append(seconds_per_epoch(family, variant, sizes, epochs))
+            a, b, c = (statistics.median(times[v]) for v in "abc")
+            print(f"| {family} | {a:.3f} | {b:.3f} | {c:.3f} | {b / a:.2f} | {c / a:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
