@@ -17,6 +17,7 @@ import time
 import torch
 import torch.nn.functional as F
 
+from benchmarks.parity import silenced
 from project.cli import build
 
 OVERRIDES = {
@@ -52,7 +53,8 @@ def main() -> None:
     print("|---|---|---|---|---|---|")
     os.chdir(tempfile.mkdtemp())
     for family in families:
-        cli = build(family, "--trainer.logger=false", "--trainer.callbacks=[]", *OVERRIDES[family])
+        with silenced():
+            cli = build(family, "--trainer.logger=false", "--trainer.callbacks=[]", *OVERRIDES[family])
         cli.datamodule.prepare_data()
         cli.datamodule.setup("fit")
         inputs, target, _ = cli.model.unpack(next(iter(cli.datamodule.train_dataloader())))

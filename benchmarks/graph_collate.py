@@ -28,7 +28,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a small set")
     args = parser.parse_args()
-    num_graphs = 300 if args.quick else 5000
+    num_graphs = 400 if args.quick else 5000
     print("| batch size | num_workers | graphs / s |")
     print("|---|---|---|")
     for batch_size in (32, 256):

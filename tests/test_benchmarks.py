@@ -13,6 +13,8 @@ import pytest
         pytest.param("benchmarks.graph_scale", marks=pytest.mark.slow),
         pytest.param("benchmarks.parity", marks=pytest.mark.slow),
         pytest.param("benchmarks.startup", marks=pytest.mark.slow),
+        "benchmarks.graph_collate",
+        pytest.param("benchmarks.compile", marks=pytest.mark.slow),
     ],
 )
 def test_benchmark_smoke(module, monkeypatch, capsys):
