@@ -3,17 +3,10 @@
 import pytest
 import torch
 
+from benchmarks.parity import BARE
 from benchmarks.raw_loop import raw_fit
 from project.cli import build
 
-BARE = [
-    "--trainer.logger=false",
-    "--trainer.enable_checkpointing=false",
-    "--trainer.enable_progress_bar=false",
-    "--trainer.enable_model_summary=false",
-    "--trainer.num_sanity_val_steps=0",
-    "--trainer.callbacks=[]",
-]
 SMALL = {
     "cnn": ["--data.num_train=256", "--data.num_val=64"],
     "lstm": ["--data.synthetic_samples=300", "--model.net.hidden_size=16"],

@@ -36,7 +36,7 @@ class ClassificationModule(L.LightningModule, ABC):
             mode, so their running statistics are not overwritten by the new data either.
         label_smoothing: passed to the cross-entropy.
         compile_net: compile the network with `torch.compile` (in place: checkpoints keep their
-            keys). Off by default: on this CPU it slowed training (benchmarks/compile.py).
+            keys). Off by default: on the CPU only the CNN gained (README, benchmarks/compile.py).
     """
 
     # DataModule attribute -> the init arguments it fills in; the CLI links them at instantiation.
