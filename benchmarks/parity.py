@@ -88,7 +88,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes, for the test suite")
     parser.add_argument("--families", nargs="+", default=["cnn", "lstm", "gcn"])
-    parser.add_argument("--reps", type=int, default=6)
+    parser.add_argument("--reps", type=int, default=10)
     parser.add_argument("--epochs", type=int, default=3)
     args = parser.parse_args()
     reps, epochs = (1, 2) if args.quick else (args.reps, args.epochs)

@@ -102,6 +102,9 @@ def test_test_and_predict_from_a_checkpoint(build_cnn):
     predicted = main(["predict", "--model", "cnn", "--ckpt_path", last, *small])
     batches = predicted.trainer.predict_loop.predictions
     assert sum(len(b["pred"]) for b in batches) == 256
+    written = (Path(predicted.trainer.log_dir) / "predictions.tsv").read_text().splitlines()
+    assert written[0] == "index\tlabel\tprobability" and len(written) == 257
+    assert written[1].split("\t")[1] in ("circle", "square", "triangle", "cross")
 
 
 # ---- through the real entry point, in subprocesses ---------------------------------------------

@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import Any
 
 import lightning.pytorch as L
-from torch.utils.data import DataLoader, Dataset
+from torch.utils.data import DataLoader, Dataset, Sampler
 
 
 class ClassificationDataModule(L.LightningDataModule):
@@ -48,12 +48,16 @@ class ClassificationDataModule(L.LightningDataModule):
     def predict_dataloader(self) -> DataLoader:
         return self._loader(self._require(self.predict_set, "predict"), train=False)
 
-    def _loader(self, dataset: Dataset, train: bool) -> DataLoader:
+    def _loader(self, dataset: Dataset, train: bool, batch_sampler: Sampler[list[int]] | None = None) -> DataLoader:
+        # A batch sampler decides batch size, order and drop_last itself.
+        batching = (
+            {"batch_sampler": batch_sampler}
+            if batch_sampler is not None
+            else {"batch_size": self.batch_size, "shuffle": train, "drop_last": train}
+        )
         return DataLoader(
             dataset,
-            batch_size=self.batch_size,
-            shuffle=train,
-            drop_last=train,
+            **batching,
             num_workers=self.num_workers,
             # Workers are forked once, not every epoch.
             persistent_workers=self.num_workers > 0,

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 import torch
-from torch.utils.data import DataLoader, Dataset, RandomSampler
+from torch.utils.data import DataLoader, Dataset, RandomSampler, Sampler
 
 from project.data.base import ClassificationDataModule
 from project.data.sequence_batching import BucketBatchSampler, PadCollate
@@ -115,26 +115,12 @@ class TextClassificationDataModule(ClassificationDataModule):
                 self._encode(splits[split], self._source(split)) for split in ("train", "val", "test")
             )
 
-    def train_dataloader(self) -> DataLoader:
-        if not self.bucketing:
-            return super().train_dataloader()
-        dataset = self._require(self.train_set, "train")
-        sampler = BucketBatchSampler(
-            RandomSampler(dataset), self.batch_size, drop_last=True, lengths=dataset.lengths, seed=self.seed
-        )
-        return self._loader(dataset, train=True, batch_sampler=sampler)
-
-    def _loader(self, dataset: Dataset, train: bool, batch_sampler: BucketBatchSampler | None = None) -> DataLoader:
-        if batch_sampler is None:
-            return super()._loader(dataset, train)
-        return DataLoader(
-            dataset,
-            batch_sampler=batch_sampler,
-            num_workers=self.num_workers,
-            persistent_workers=self.num_workers > 0,
-            pin_memory=self._on_gpu(),
-            collate_fn=self.collate_fn,
-        )
+    def _loader(self, dataset: Dataset, train: bool, batch_sampler: Sampler[list[int]] | None = None) -> DataLoader:
+        if train and self.bucketing:
+            batch_sampler = BucketBatchSampler(
+                RandomSampler(dataset), self.batch_size, drop_last=True, lengths=dataset.lengths, seed=self.seed
+            )
+        return super()._loader(dataset, train, batch_sampler)
 
     # ---- reading and encoding ------------------------------------------------------------------
 
