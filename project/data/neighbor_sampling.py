@@ -25,7 +25,7 @@ class NeighborSampler:
         self.rowptr[1:] = torch.bincount(dst, minlength=graph.num_nodes).cumsum(0)
 
     def __call__(self, seeds: list[torch.Tensor] | torch.Tensor) -> Data:
-        seeds = torch.as_tensor(seeds if isinstance(seeds, torch.Tensor) else torch.stack(seeds)).flatten()
+        seeds = (seeds if isinstance(seeds, torch.Tensor) else torch.stack(seeds)).flatten()  # a DataLoader's list
         local = torch.full((self.graph.num_nodes,), -1, dtype=torch.long)
         local[seeds] = torch.arange(len(seeds))
         nodes, frontier, edges = [seeds], seeds, []

@@ -32,6 +32,7 @@ class NodeClassificationDataModule(ClassificationDataModule):
         val_fraction, test_fraction: for graphs without their own masks (karate, sbm); by `seed`.
         train_per_class: labelled training nodes per class for sbm (semi-supervised, as Planetoid).
         sbm_nodes, sbm_communities, sbm_p_in, sbm_p_out, sbm_noise: the generated graph.
+        batch_size: seed nodes per neighbour batch (unused by `full`).
     """
 
     def __init__(
@@ -50,7 +51,7 @@ class NodeClassificationDataModule(ClassificationDataModule):
         sbm_p_out: float = 0.002,
         sbm_noise: float = 2.0,
         seed: int = 0,
-        batch_size: int = 1,
+        batch_size: int = 64,
         num_workers: int = 0,
     ) -> None:
         super().__init__(batch_size, num_workers)
