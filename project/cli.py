@@ -46,7 +46,8 @@ class ProjectCLI(LightningCLI):
         ckpt_path = config.get("ckpt_path") if config else None
         if not ckpt_path or not Path(ckpt_path).is_file() or not config.get("data"):
             return
-        saved = torch.load(ckpt_path, map_location="cpu", weights_only=True)
+        # mmap: only the small data state is read here; Lightning loads the weights itself later.
+        saved = torch.load(ckpt_path, map_location="cpu", weights_only=True, mmap=True)
         state = saved.get(config.data.class_path.rsplit(".", 1)[-1], {})
         for key, value in state.items():
             config.data.init_args[key] = value
@@ -111,9 +112,14 @@ def expand_model_flag(args: Sequence[str]) -> list[str]:
 
 
 def config_files(args: Sequence[str]) -> list[str]:
-    """The values of every `--config PATH`, `--config=PATH` and `-c PATH`, in order."""
-    files = [value for flag, value in pairwise(args) if flag in ("--config", "-c")]
-    return files + [arg.split("=", 1)[1] for arg in args if arg.startswith("--config=")]
+    """The values of every `--config PATH`, `--config=PATH` and `-c PATH`, in command-line order."""
+    files = []
+    for flag, value in pairwise([*args, ""]):
+        if flag in ("--config", "-c"):
+            files.append(value)
+        elif flag.startswith("--config="):
+            files.append(flag.split("=", 1)[1])
+    return files
 
 
 def model_class_path(args: Sequence[str]) -> str | None:

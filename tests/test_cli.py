@@ -8,7 +8,7 @@ import lightning.pytorch as L
 import pytest
 import torch
 
-from project.cli import build, expand_model_flag, main
+from project.cli import build, config_files, expand_model_flag, main
 from project.registry import MODELS
 from tests.conftest import TINY
 
@@ -19,6 +19,11 @@ def test_model_name_becomes_the_first_config():
     args = ["fit", "--config", "preset.yaml", "--model", "cnn", "--trainer.max_epochs", "3"]
     assert expand_model_flag(args) == ["fit", "--config", CNN_CONFIG, "--config", "preset.yaml", *args[5:]]
     assert expand_model_flag(["--model=cnn"]) == ["--config", CNN_CONFIG]
+
+
+def test_config_files_keep_command_line_order():
+    args = ["fit", "--config=a.yaml", "-c", "b.yaml", "--config", "c.yaml", "--model.config_x", "1"]
+    assert config_files(args) == ["a.yaml", "b.yaml", "c.yaml"]
 
 
 def test_class_paths_and_nested_keys_pass_through():

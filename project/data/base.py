@@ -1,10 +1,11 @@
 """What every DataModule of the template shares: its loaders and the checks on them."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import lightning.pytorch as L
+import torch
 from torch.utils.data import DataLoader, Dataset, Sampler
 
 
@@ -75,6 +76,17 @@ class ClassificationDataModule(L.LightningDataModule):
         if len(dataset) == 0:
             raise ValueError(f"{type(self).__name__}: the {split} split is empty")
         return dataset
+
+
+def seeded_split(n: int, fractions: Sequence[float], seed: int) -> list[list[int]]:
+    """Indices 0..n-1 shuffled by `seed`, cut into one part per fraction (`round(f * n)` each), then the rest."""
+    order = torch.randperm(n, generator=torch.Generator().manual_seed(seed)).tolist()
+    parts, start = [], 0
+    for fraction in fractions:
+        size = round(fraction * n)
+        parts.append(order[start : start + size])
+        start += size
+    return [*parts, order[start:]]
 
 
 def ensure_writable_dir(path: Path, field: str = "data.data_dir") -> Path:

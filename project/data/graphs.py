@@ -6,7 +6,7 @@ import torch
 from torch_geometric.data import Data
 from torch_geometric.loader.dataloader import Collater
 
-from project.data.base import ClassificationDataModule
+from project.data.base import ClassificationDataModule, seeded_split
 from project.data.graph_checks import check_graph
 from project.data.graph_files import load_tu
 from project.data.synthetic_graphs import FAMILIES, structure_graphs
@@ -63,11 +63,8 @@ class GraphClassificationDataModule(ClassificationDataModule):
             check_graph(graph, f"graph {i}", self.num_classes)
             if graph.num_node_features != self.num_features:
                 raise ValueError(f"graph {i}: {graph.num_node_features} node features, graph 0 has {self.num_features}")
-        order = torch.randperm(len(self.graphs), generator=torch.Generator().manual_seed(self.seed)).tolist()
-        n_val, n_test = (round(f * len(order)) for f in self.fractions)
-        self.val_set = [self.graphs[i] for i in order[:n_val]]
-        self.test_set = [self.graphs[i] for i in order[n_val : n_val + n_test]]
-        self.train_set = [self.graphs[i] for i in order[n_val + n_test :]]
+        val, test, train = seeded_split(len(self.graphs), self.fractions, self.seed)
+        self.val_set, self.test_set, self.train_set = ([self.graphs[i] for i in ids] for ids in (val, test, train))
         self.predict_set = self.test_set
 
 

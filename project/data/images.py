@@ -7,7 +7,7 @@ from pathlib import Path
 import torch
 from torch.utils.data import Dataset
 
-from project.data.base import ClassificationDataModule, ensure_writable_dir
+from project.data.base import ClassificationDataModule, ensure_writable_dir, seeded_split
 from project.data.image_folder import ImageFolderDataset, scan_image_folder
 from project.data.shapes import SHAPES, generate_shapes
 from project.data.transforms import ImageTransform
@@ -122,11 +122,10 @@ class ImageFolderDataModule(ClassificationDataModule):
         if self.train_set is not None:
             return
         _, val_root, test_root = self.roots
-        train, val = self._samples, []
+        train = self._samples
         if val_root is None:
-            order = torch.randperm(len(train), generator=torch.Generator().manual_seed(self.seed)).tolist()
-            n_val = round(self.val_fraction * len(train))
-            val, train = [train[i] for i in order[:n_val]], [train[i] for i in order[n_val:]]
+            val_ids, train_ids = seeded_split(len(train), [self.val_fraction], self.seed)
+            val, train = [train[i] for i in val_ids], [train[i] for i in train_ids]
         else:
             val = scan_image_folder(val_root, self.class_names)[1]
         test = scan_image_folder(test_root, self.class_names)[1] if test_root else val

@@ -3,7 +3,7 @@
 from typing import Literal
 
 import torch
-from torch.utils.data import DataLoader
+from torch.utils.data import DataLoader, Sampler
 from torch_geometric.data import Data
 from torch_geometric.datasets import KarateClub
 
@@ -91,9 +91,9 @@ class NodeClassificationDataModule(ClassificationDataModule):
             return super().train_dataloader()
         return self._loader(self._require(self.train_set, "train"), train=True)  # one graph: no drop_last
 
-    def _loader(self, dataset, train: bool) -> DataLoader:
+    def _loader(self, dataset, train: bool, batch_sampler: Sampler[list[int]] | None = None) -> DataLoader:
         if self.loader == "neighbor":
-            return super()._loader(dataset, train)
+            return super()._loader(dataset, train, batch_sampler)
         return DataLoader(dataset, batch_size=1, collate_fn=_the_graph)
 
 

@@ -6,7 +6,7 @@ from typing import Any, Literal
 import torch
 from torch.utils.data import DataLoader, Dataset, RandomSampler, Sampler
 
-from project.data.base import ClassificationDataModule
+from project.data.base import ClassificationDataModule, seeded_split
 from project.data.sequence_batching import BucketBatchSampler, PadCollate
 from project.data.synthetic_text import generate_texts
 from project.data.text_files import TextRow, read_text_file
@@ -134,15 +134,13 @@ class TextClassificationDataModule(ClassificationDataModule):
             rows = [TextRow(t, y, i) for i, (t, y) in enumerate(generate_texts(n, low, high, seed=self.seed), 1)]
         else:
             rows = read_text_file(self.paths["train"], text_field, label_field)
-        order = torch.randperm(len(rows), generator=torch.Generator().manual_seed(self.seed)).tolist()
-        splits = {}
-        for split, fraction in (("val", self.val_fraction), ("test", self.test_fraction)):
+        # A split with its own file holds nothing out of the training rows.
+        fractions = [0.0 if self.paths[s] else f for s, f in (("val", self.val_fraction), ("test", self.test_fraction))]
+        held = dict(zip(("val", "test", "train"), seeded_split(len(rows), fractions, self.seed), strict=True))
+        splits = {split: [rows[i] for i in sorted(ids)] for split, ids in held.items()}
+        for split in ("val", "test"):
             if self.paths[split]:
                 splits[split] = read_text_file(self.paths[split], text_field, label_field)
-            else:
-                held, order = order[: round(fraction * len(rows))], order[round(fraction * len(rows)) :]
-                splits[split] = [rows[i] for i in sorted(held)]
-        splits["train"] = [rows[i] for i in sorted(order)]
         self._splits = splits
         return splits
 
