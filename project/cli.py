@@ -95,7 +95,8 @@ def find_model_flag(args: Sequence[str]) -> tuple[str | None, int, int]:
 
 
 def expand_model_flag(args: Sequence[str]) -> list[str]:
-    """Replace `--model NAME` by `--config configs/NAME.yaml`, put first so later configs and flags override it.
+    """Replace `--model NAME` by `--config configs/trainer.yaml --config configs/NAME.yaml`, put first so later
+    configs and flags override them.
 
     A value with a dot is a class path and goes to LightningCLI unchanged.
     """
@@ -108,7 +109,7 @@ def expand_model_flag(args: Sequence[str]) -> list[str]:
         raise SystemExit(2)
     del args[index : index + span]
     position = 1 if args and args[0] in SUBCOMMANDS else 0
-    return [*args[:position], "--config", str(MODELS[name].path), *args[position:]]
+    return [*args[:position], *MODELS[name].config_flags, *args[position:]]
 
 
 def config_files(args: Sequence[str]) -> list[str]:
@@ -168,7 +169,12 @@ def build(model: str, *args: str) -> ProjectCLI:
     For notebooks and tests: `build("cnn", "--trainer.max_epochs", "2")` composes exactly what
     `python -m project.fit --model cnn --trainer.max_epochs 2` would train.
     """
-    return _make_cli(["--model", model, *args], run=False)
+    return compose(["--model", model, *args])
+
+
+def compose(args: Sequence[str]) -> ProjectCLI:
+    """`build` for a whole command line, as `python -m project.fit` takes it (`--model NAME` among the args)."""
+    return _make_cli(list(args), run=False)
 
 
 def _make_cli(args: list[str], run: bool) -> ProjectCLI:

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
+TRAINER_CONFIG = CONFIG_DIR / "trainer.yaml"  # the Trainer every family shares; the family's file stacks on it
 
 
 @dataclass(frozen=True)
@@ -14,6 +15,11 @@ class ModelEntry:
     @property
     def path(self) -> Path:
         return CONFIG_DIR / self.config
+
+    @property
+    def config_flags(self) -> list[str]:
+        """What `--model NAME` stands for: the shared Trainer config, then the family's."""
+        return ["--config", str(TRAINER_CONFIG), "--config", str(self.path)]
 
 
 MODELS: dict[str, ModelEntry] = {

@@ -15,6 +15,7 @@ import pytest
         pytest.param("benchmarks.startup", marks=pytest.mark.slow),
         "benchmarks.graph_collate",
         pytest.param("benchmarks.compile", marks=pytest.mark.slow),
+        pytest.param("benchmarks.switches", marks=pytest.mark.slow),
     ],
 )
 def test_benchmark_smoke(module, monkeypatch, capsys):

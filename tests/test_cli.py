@@ -12,13 +12,13 @@ from project.cli import build, config_files, expand_model_flag, main
 from project.registry import MODELS
 from tests.conftest import TINY
 
-CNN_CONFIG = str(MODELS["cnn"].path)
+CNN_FLAGS = MODELS["cnn"].config_flags
 
 
-def test_model_name_becomes_the_first_config():
+def test_model_name_becomes_the_first_configs():
     args = ["fit", "--config", "preset.yaml", "--model", "cnn", "--trainer.max_epochs", "3"]
-    assert expand_model_flag(args) == ["fit", "--config", CNN_CONFIG, "--config", "preset.yaml", *args[5:]]
-    assert expand_model_flag(["--model=cnn"]) == ["--config", CNN_CONFIG]
+    assert expand_model_flag(args) == ["fit", *CNN_FLAGS, "--config", "preset.yaml", *args[5:]]
+    assert expand_model_flag(["--model=cnn"]) == CNN_FLAGS
 
 
 def test_config_files_keep_command_line_order():

@@ -11,8 +11,8 @@ from lightning.pytorch.cli import OptimizerCallable
 from torch import nn
 from torch.optim import Optimizer
 from torch.optim.lr_scheduler import LRScheduler
-from torchmetrics import MaxMetric, MetricCollection
-from torchmetrics.classification import MulticlassAccuracy, MulticlassF1Score
+from torchmetrics import MaxMetric, Metric, MetricCollection
+from torchmetrics.classification import MulticlassAccuracy, MulticlassConfusionMatrix, MulticlassF1Score
 
 IGNORE = -100  # a target that counts in neither the loss nor the metrics (cross_entropy's default)
 
@@ -54,8 +54,9 @@ class ClassificationModule(L.LightningModule, ABC):
     ) -> None:
         super().__init__()
         # Under LightningCLI this records the config (class paths), not the objects, so
-        # `load_from_checkpoint(path)` alone rebuilds the network.
-        self.save_hyperparameters(ignore=["net"] if not _under_cli() else None)
+        # `load_from_checkpoint(path)` alone rebuilds the network. Built in code, the objects are left
+        # out: a class or a function in the checkpoint would make it unloadable with weights_only=True.
+        self.save_hyperparameters(ignore=None if _under_cli() else ["net", "optimizer", "scheduler"])
         self.net = net
         self.optimizer = optimizer
         self.scheduler = scheduler
@@ -79,6 +80,8 @@ class ClassificationModule(L.LightningModule, ABC):
         self.val_metrics = metrics.clone(prefix="val/")
         self.test_metrics = metrics.clone(prefix="test/")
         self.val_acc_best = MaxMetric()
+        # Drawn by the ConfusionMatrixImage callback; one bincount per validation batch.
+        self.val_confusion = MulticlassConfusionMatrix(num_classes, ignore_index=IGNORE)
 
     @abstractmethod
     def unpack(self, batch: Any) -> tuple[tuple[Any, ...], torch.Tensor, int]:
@@ -108,11 +111,12 @@ class ClassificationModule(L.LightningModule, ABC):
         if "net" not in self.hparams and "net" in saved:
             self.save_hyperparameters(dict(saved))
 
-    def _shared_step(self, batch: Any, metrics: MetricCollection) -> tuple[torch.Tensor, int]:
+    def _shared_step(self, batch: Any, *metrics: Metric | MetricCollection) -> tuple[torch.Tensor, int]:
         inputs, target, batch_size = self.unpack(batch)
         logits = self(*inputs)
         loss = F.cross_entropy(logits, target, ignore_index=IGNORE, label_smoothing=self.label_smoothing)
-        metrics.update(logits.detach(), target)
+        for metric in metrics:
+            metric.update(logits.detach(), target)
         return loss, batch_size
 
     def training_step(self, batch: Any, batch_idx: int) -> torch.Tensor:
@@ -127,8 +131,11 @@ class ClassificationModule(L.LightningModule, ABC):
     def on_train_epoch_end(self) -> None:
         self._log_epoch(self.train_metrics)
 
+    def on_validation_epoch_start(self) -> None:
+        self.val_confusion.reset()
+
     def validation_step(self, batch: Any, batch_idx: int) -> None:
-        loss, batch_size = self._shared_step(batch, self.val_metrics)
+        loss, batch_size = self._shared_step(batch, self.val_metrics, self.val_confusion)
         # sync_dist: the loss is a per-process mean; torchmetrics objects sync themselves in compute().
         self.log("val/loss", loss, prog_bar=True, batch_size=batch_size, sync_dist=True)
 

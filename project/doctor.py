@@ -1,0 +1,176 @@
+"""`python -m project.doctor --model NAME [fit args]`: a pre-flight check before a long run.
+
+It builds exactly what `python -m project.fit` with the same arguments would, then shows one batch and
+the label histogram, runs the first forward and backward pass with every diagnostics check on, and tries
+to overfit two batches: a model that cannot is buggy, not under-trained. It ends with a verdict table
+and exits 1 when anything is wrong, so CI can run it.
+"""
+
+import math
+import sys
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+from lightning.pytorch import Callback, LightningModule, Trainer
+
+from project.callbacks.diagnostics import CHECKS, Diagnostics
+from project.callbacks.training_checks import TrainingProblem, named_tensors
+from project.cli import compose
+from project.models.classifier import IGNORE
+
+OVERFIT_BATCHES = 2
+MIN_STEPS, MAX_STEPS = 30, 400  # at least enough for every check; at most a minute on a CPU
+FALL = 0.5  # the overfit passes once the loss is below half its first value
+HISTOGRAM_BATCHES = 50
+
+
+class Probe(Callback):
+    """Shows the data at the start and records the training loss of every step."""
+
+    def __init__(self) -> None:
+        self.losses: list[float] = []
+        self.epoch_losses: list[float] = []  # the mean over each epoch's (fixed) batches
+        self.batches = 0
+        self._epoch_start = 0
+
+    def on_train_start(self, trainer: Trainer, pl_module: LightningModule) -> None:
+        loader = trainer.datamodule.train_dataloader()
+        counts = torch.zeros(pl_module.hparams["num_classes"], dtype=torch.long)
+        seen = 0
+        for batch in loader:
+            if seen == 0:
+                print(describe_batch(batch))
+            _, target, _ = pl_module.unpack(batch)
+            target = target[target != IGNORE]
+            counts += torch.bincount(target.clamp(0, len(counts) - 1), minlength=len(counts))
+            seen += 1
+            if seen == HISTOGRAM_BATCHES:
+                break
+        print(describe_labels(counts, getattr(trainer.datamodule, "class_names", None), seen))
+        self.batches = int(trainer.num_training_batches)
+
+    def on_train_epoch_start(self, trainer: Trainer, pl_module: LightningModule) -> None:
+        self._epoch_start = len(self.losses)
+
+    def on_before_backward(self, trainer: Trainer, pl_module: LightningModule, loss: torch.Tensor) -> None:
+        self.losses.append(loss.item())
+
+    def on_train_epoch_end(self, trainer: Trainer, pl_module: LightningModule) -> None:
+        epoch = self.losses[self._epoch_start :]
+        self.epoch_losses.append(sum(epoch) / max(len(epoch), 1))
+        if trainer.global_step >= MIN_STEPS and self.epoch_losses[-1] < FALL * self.epoch_losses[0]:
+            trainer.should_stop = True
+
+
+def describe_batch(batch: Any) -> str:
+    lines = ["First training batch:"]
+    for name, t in named_tensors(batch):
+        line = f"  {name:<22} {str(t.dtype).removeprefix('torch.'):<8} {list(t.shape)!s:<18}"
+        if t.numel() and (t.is_floating_point() or t.dtype in (torch.int64, torch.int32, torch.uint8)):
+            values = t.float()
+            line += f" min {values.min().item():.3g}  max {values.max().item():.3g}"
+            if t.is_floating_point():
+                line += f"  mean {values.mean().item():.3g}  std {values.std().item() if t.numel() > 1 else 0:.3g}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def describe_labels(counts: torch.Tensor, names: Sequence[str] | None, batches: int) -> str:
+    total = int(counts.sum())
+    names = names or [str(i) for i in range(len(counts))]
+    lines = [f"Labels in the first {batches} training batches ({total} scored):"]
+    for name, count in zip(names, counts.tolist(), strict=True):
+        share = count / max(total, 1)
+        lines.append(f"  {name:<16} {count:>7}  {share:6.1%}  {'#' * round(40 * share)}")
+    return "\n".join(lines)
+
+
+def overfit_trainer(configured: Trainer, callbacks: list[Callback]) -> Trainer:
+    """One device, the configured precision and clipping, two fixed batches, no logs or checkpoints."""
+    return Trainer(
+        accelerator=configured.accelerator,
+        devices=1,
+        precision=configured.precision,
+        gradient_clip_val=configured.gradient_clip_val,
+        overfit_batches=OVERFIT_BATCHES,
+        min_steps=MIN_STEPS,
+        max_steps=MAX_STEPS,
+        max_epochs=-1,
+        check_val_every_n_epoch=10,
+        num_sanity_val_steps=1,
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        callbacks=callbacks,
+    )
+
+
+def verdicts(
+    diagnostics: Diagnostics, probe: Probe, num_classes: int, problem: str | None
+) -> list[tuple[str, str, str]]:
+    rows = []
+    for check, description in CHECKS.items():
+        found = [f for f in diagnostics.findings if f.check == check]
+        if found:
+            rows.append((check, found[0].level.upper(), found[0].message))
+        else:
+            rows.append((check, "ok" if check in diagnostics.checked else "not run", description))
+    if probe.losses:
+        first, expected = probe.losses[0], math.log(num_classes)
+        sane = 0.5 * expected <= first <= 2 * expected
+        rows.append(
+            (
+                "initial loss",
+                "ok" if sane else "WARNING",
+                f"{first:.3f} on the first batch; untrained, about ln({num_classes}) = {expected:.3f} is expected"
+                + ("" if sane else ": check the output layer's initialisation and the loss"),
+            )
+        )
+    if problem is None and probe.epoch_losses:
+        start, end, steps = probe.epoch_losses[0], probe.epoch_losses[-1], len(probe.losses)
+        fell = end < FALL * start
+        rows.append(
+            (
+                "overfit",
+                "ok" if fell else "ERROR",
+                f"loss on {probe.batches} fixed batch(es) fell {start:.3f} -> {end:.3f} in {steps} steps"
+                + ("" if fell else f": not below half in {MAX_STEPS} steps. Check the labels, the LR and the model"),
+            )
+        )
+    if problem is not None:
+        rows.append(("stopped", "ERROR", problem))
+    return rows
+
+
+def table(rows: list[tuple[str, str, str]]) -> str:
+    lines = ["| check | verdict | detail |", "|---|---|---|"]
+    lines += [f"| {check} | {verdict} | {detail} |" for check, verdict, detail in rows]
+    return "\n".join(lines)
+
+
+def main(args: Sequence[str] | None = None) -> int:
+    cli = compose(sys.argv[1:] if args is None else args)
+    model, datamodule = cli.model, cli.datamodule
+    model.scheduler = None  # a constant LR: the overfit tests the model and data, not the schedule
+    diagnostics, probe = Diagnostics(starvation_steps=MIN_STEPS - 5, leak_step=10), Probe()
+    trainer = overfit_trainer(cli.trainer, [diagnostics, probe])
+    print(f"Doctor: {type(model).__name__} on {type(datamodule).__name__}; then overfitting {OVERFIT_BATCHES} batches.")
+    problem = None
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*overfit.*shuffling.*")
+        try:
+            trainer.fit(model, datamodule=datamodule)
+        except TrainingProblem as err:
+            problem = str(err)
+    rows = verdicts(diagnostics, probe, model.hparams["num_classes"], problem)
+    bad = [row for row in rows if row[1] not in ("ok", "not run")]
+    print("\n" + table(rows))
+    print(f"\nVerdict: {'healthy' if not bad else f'{len(bad)} problem(s), see the table'}.")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

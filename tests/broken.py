@@ -1,0 +1,22 @@
+"""Deliberately broken parts, importable by class path so the doctor can be pointed at them from a command line."""
+
+import torch
+
+from project.data.images import ShapesDataModule
+from project.nets.cnn import SimpleCNN
+
+
+class SoftmaxCNN(SimpleCNN):
+    """The classic: probabilities out, and cross-entropy applies log-softmax on top."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return super().forward(x).softmax(dim=-1)
+
+
+class ColumnLabelShapes(ShapesDataModule):
+    """Labels shaped [B, 1], as a dataset returning `[label]` gives them."""
+
+    def setup(self, stage: str | None = None) -> None:
+        super().setup(stage)
+        collate = torch.utils.data.default_collate
+        self.collate_fn = lambda samples: (lambda x, y: (x, y.unsqueeze(1)))(*collate(samples))
