@@ -14,6 +14,7 @@ import yaml
 from lightning.pytorch import LightningDataModule, LightningModule, Trainer
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI, SaveConfigCallback
 
+from project.callbacks.log_file import log_to_console
 from project.registry import MODELS, describe_models
 
 SUBCOMMANDS = ("fit", "validate", "test", "predict")
@@ -179,6 +180,7 @@ def compose(args: Sequence[str]) -> ProjectCLI:
 
 def _make_cli(args: list[str], run: bool) -> ProjectCLI:
     args = expand_model_flag(args)
+    log_to_console()
     logging.getLogger("lightning.pytorch.utilities.rank_zero").addFilter(_drop_tips)
     # We pass `args` on purpose (after expanding --model); Lightning warns whenever sys.argv is also set.
     warnings.filterwarnings("ignore", message="LightningCLI's args parameter is intended")

@@ -5,7 +5,6 @@ import re
 from pathlib import Path
 
 import lightning.pytorch as L
-import pytest
 import torch
 from lightning.pytorch.tuner import Tuner
 from PIL import Image
@@ -13,7 +12,6 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 from torch.utils.data import DataLoader, TensorDataset
 
 from project import lr_find
-from project.cli import build
 from project.registry import CONFIG_DIR
 from tests.conftest import TINY
 from tests.test_diagnostics import MLP, Tiny
@@ -87,20 +85,3 @@ def test_torch_profile_preset_writes_a_trace_and_prints_operators_by_self_time(b
     ][:5]
     assert len(self_cpu) == 5 and self_cpu == sorted(self_cpu, reverse=True)
     assert "Self CPU time total" in out
-
-
-@pytest.mark.parametrize("family", ["cnn", "lstm", "gcn"])
-def test_same_seed_same_weights(family):
-    small = {
-        "cnn": ["--data.num_train=256", "--data.num_val=64"],
-        "lstm": ["--data.synthetic_samples=300", "--model.net.hidden_size=16"],
-        "gcn": ["--data.num_graphs=300"],
-    }[family]
-    runs = []
-    for _ in range(2):
-        cli = build(family, *TINY, *small, "--trainer.max_steps=6")
-        cli.trainer.fit(cli.model, datamodule=cli.datamodule)
-        runs.append(cli.model.state_dict())
-    assert runs[0].keys() == runs[1].keys()
-    for name, value in runs[0].items():
-        assert torch.equal(value, runs[1][name]), f"{family}: {name} differs between two runs with one seed"

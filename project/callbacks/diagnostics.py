@@ -1,7 +1,7 @@
 """A callback that catches the classic training mistakes while the run starts, and says how to fix them.
 
 Checks run at fit start, on the first batches, or once after a few steps, so a normal step pays only
-for two finiteness tests (the loss and the gradient norm): benchmarks/switches.py measures the cost.
+for one finiteness test (of the gradient norm plus the loss): benchmarks/switches.py measures the cost.
 """
 
 import logging
@@ -45,7 +45,8 @@ class Diagnostics(Callback):
     Args:
         check_batches: how many first training batches get the label and logit checks.
         check_every_step_finite: test the loss and gradient norm for NaN/inf every step (else only
-            on the first `check_batches`). One scalar each; on a GPU each test waits for the step.
+            on the first `check_batches`). One norm and one scalar read per step; on a GPU the read
+            waits for the step to finish.
         starvation_steps: after this many training steps, judge the time spent waiting for data.
         starvation_fraction: warn when waiting takes more than this fraction of step time.
         leak_step: the step at which attributes holding autograd graphs are looked for.
@@ -78,12 +79,17 @@ class Diagnostics(Callback):
         self._batch_start: float | None = None
         self._last_end: float | None = None
         self._memory: list[int] = []
+        self._loss = torch.zeros(())
+        self._trainable: list[torch.nn.Parameter] = []
+        self._scaled = False
         self._val_checked = 0
         self._val_batches_seen = 0
 
     # ---- reporting -------------------------------------------------------------------------------
 
     def _warn(self, trainer: Trainer, check: str, message: str) -> None:
+        if any(f.check == check and f.message == message for f in self.findings):
+            return  # once per run
         self.findings.append(Finding(check, "warning", message))
         if trainer.is_global_zero:
             log.warning("Diagnostics [%s]: %s", check, message)
@@ -96,6 +102,8 @@ class Diagnostics(Callback):
 
     def on_fit_start(self, trainer: Trainer, pl_module: LightningModule) -> None:
         self._reset_run()
+        self._trainable = [p for p in pl_module.parameters() if p.requires_grad]  # walking modules per step costs
+        self._scaled = getattr(trainer.precision_plugin, "scaler", None) is not None
         self.checked.add("parameters")
         for where in checks.unregistered_modules(pl_module):
             self._warn(
@@ -180,10 +188,7 @@ class Diagnostics(Callback):
             self._hook = None
 
     def on_before_backward(self, trainer: Trainer, pl_module: LightningModule, loss: torch.Tensor) -> None:
-        if self._steps >= self.check_batches and not self.check_every_step_finite:
-            return
-        if not torch.isfinite(loss):
-            self._explain_non_finite_loss(pl_module, loss)
+        self._loss = loss.detach()  # tested with the gradients, in one device sync per step
 
     def _explain_non_finite_loss(self, pl_module: LightningModule, loss: torch.Tensor) -> None:
         where = f"the loss of training batch {self._batch_idx} (step {self._steps}) is {loss.item()}"
@@ -224,16 +229,21 @@ class Diagnostics(Callback):
     def on_before_optimizer_step(self, trainer: Trainer, pl_module: LightningModule, optimizer: Any) -> None:
         if self._steps >= self.check_batches and not self.check_every_step_finite:
             return
-        grads = [p.grad for p in pl_module.parameters() if p.grad is not None]
-        if grads and not torch.isfinite(torch.nn.utils.get_total_norm(grads)):
-            names = checks.non_finite(
-                {n: p.grad for n, p in pl_module.named_parameters() if p.grad is not None}, "grad"
-            )
-            self._stop(
-                "finite",
-                f"the gradients of training batch {self._batch_idx} (step {self._steps}) are non-finite, "
-                f"first in {names[0] if names else 'the gradient norm'}, though the loss was finite. {NAN_FIXES}",
-            )
+        # A NaN loss makes NaN gradients, so one test covers both; the loss only says which came first.
+        # With fp16's GradScaler, inf gradients are routine (the scaler skips that step): only the loss counts.
+        # Summed, not normed: any NaN or inf makes the sum non-finite too, at half the cost of a norm here.
+        grads = [p.grad.sum() for p in self._trainable if p.grad is not None]
+        total = self._loss.float() if self._scaled or not grads else torch.stack(grads).sum() + self._loss
+        if torch.isfinite(total):
+            return
+        if not torch.isfinite(self._loss):
+            self._explain_non_finite_loss(pl_module, self._loss)
+        names = checks.non_finite({n: p.grad for n, p in pl_module.named_parameters() if p.grad is not None}, "grad")
+        self._stop(
+            "finite",
+            f"the gradients of training batch {self._batch_idx} (step {self._steps}) are non-finite, "
+            f"first in {names[0] if names else 'the gradient norm'}, though the loss was finite. {NAN_FIXES}",
+        )
 
     def on_train_batch_end(
         self, trainer: Trainer, pl_module: LightningModule, outputs: Any, batch: Any, batch_idx: int

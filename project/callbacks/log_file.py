@@ -1,12 +1,27 @@
-"""`train.log` in the run folder: the project's and Lightning's log messages, with timestamps, from rank 0."""
+"""Where log messages go: the console, and `train.log` in the run folder; with timestamps, from rank 0 only."""
 
 import logging
+import sys
 from pathlib import Path
 
 from lightning.pytorch import Callback, LightningModule, Trainer
+from lightning.pytorch.utilities import rank_zero_only
 
 FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 LOGGERS = ("project", "lightning.pytorch")  # ours, and Lightning's (its rank_zero_info messages included)
+
+
+def log_to_console(level: str = "INFO") -> None:
+    """The project's messages (`logging.getLogger("project...")`) on stderr, timestamped; Lightning has its own."""
+    logger = logging.getLogger("project")
+    if any(getattr(h, "_project_console", False) for h in logger.handlers):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(FORMAT, datefmt="%H:%M:%S"))
+    handler.addFilter(lambda record: rank_zero_only.rank == 0)  # one copy under DDP
+    handler._project_console = True  # type: ignore[attr-defined]
+    logger.addHandler(handler)
+    logger.setLevel(level)
 
 
 class LogFile(Callback):
