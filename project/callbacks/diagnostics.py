@@ -1,7 +1,7 @@
 """A callback that catches the classic training mistakes while the run starts, and says how to fix them.
 
 Checks run at fit start, on the first batches, or once after a few steps, so a normal step pays only
-for one finiteness test (of the gradient norm plus the loss): benchmarks/switches.py measures the cost.
+for one finiteness test (of the gradients' sum plus the loss): benchmarks/switches.py measures the cost.
 """
 
 import logging
@@ -44,9 +44,9 @@ class Diagnostics(Callback):
 
     Args:
         check_batches: how many first training batches get the label and logit checks.
-        check_every_step_finite: test the loss and gradient norm for NaN/inf every step (else only
-            on the first `check_batches`). One norm and one scalar read per step; on a GPU the read
-            waits for the step to finish.
+        check_every_step_finite: test the loss and gradients for NaN/inf every step (else only on the
+            first `check_batches`). One sum and one scalar read per step; on a GPU the read waits for
+            the step to finish.
         starvation_steps: after this many training steps, judge the time spent waiting for data.
         starvation_fraction: warn when waiting takes more than this fraction of step time.
         leak_step: the step at which attributes holding autograd graphs are looked for.
