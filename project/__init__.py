@@ -3,4 +3,9 @@
 Kept import-free on purpose: `python -m project.fit --model cnn` must not pay for PyG.
 """
 
+import warnings
+
 __version__ = "0.1.0"
+
+# Lightning 2.6 on torch 2.13 warns about its own use of a torch API at every step; nothing for users to do.
+warnings.filterwarnings("ignore", message=r"`isinstance\(treespec, LeafSpec\)` is deprecated")

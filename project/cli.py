@@ -184,8 +184,6 @@ def _make_cli(args: list[str], run: bool) -> ProjectCLI:
     logging.getLogger("lightning.pytorch.utilities.rank_zero").addFilter(_drop_tips)
     # We pass `args` on purpose (after expanding --model); Lightning warns whenever sys.argv is also set.
     warnings.filterwarnings("ignore", message="LightningCLI's args parameter is intended")
-    # Lightning 2.6 on torch 2.13 warns about its own use of a torch API at every step; nothing for users to do.
-    warnings.filterwarnings("ignore", message=r"`isinstance\(treespec, LeafSpec\)` is deprecated")
     return ProjectCLI(
         LightningModule,
         LightningDataModule,

@@ -11,6 +11,13 @@ TINY = (
     "--trainer.num_sanity_val_steps=0",
 )
 
+# Each family's default task, shrunk to seconds of training.
+SMALL = {
+    "cnn": ["--data.num_train=256", "--data.num_val=64"],
+    "lstm": ["--data.synthetic_samples=300", "--model.net.hidden_size=16"],
+    "gcn": ["--data.num_graphs=300"],
+}
+
 
 @pytest.fixture(autouse=True)
 def _run_in_tmp(tmp_path, monkeypatch):

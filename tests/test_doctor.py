@@ -3,9 +3,9 @@
 import pytest
 
 from project import doctor
-from tests.conftest import TINY
+from tests.conftest import SMALL, TINY
 
-SMALL_CNN = ("--data.num_train=256", "--data.num_val=64", *TINY)
+SMALL_CNN = (*SMALL["cnn"], *TINY)
 
 
 def test_the_default_cnn_is_healthy(capsys):

@@ -6,12 +6,7 @@ import torch
 from benchmarks.parity import BARE
 from benchmarks.raw_loop import raw_fit
 from project.cli import build
-
-SMALL = {
-    "cnn": ["--data.num_train=256", "--data.num_val=64"],
-    "lstm": ["--data.synthetic_samples=300", "--model.net.hidden_size=16"],
-    "gcn": ["--data.num_graphs=300"],
-}
+from tests.conftest import SMALL
 
 
 @pytest.mark.parametrize("family", ["cnn", "lstm", "gcn"])

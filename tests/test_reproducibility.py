@@ -7,13 +7,7 @@ from torch.utils.data import Dataset
 
 from project.cli import build
 from project.data.images import ShapesDataModule
-from tests.conftest import TINY
-
-SMALL = {
-    "cnn": ["--data.num_train=256", "--data.num_val=64"],
-    "lstm": ["--data.synthetic_samples=300", "--model.net.hidden_size=16"],
-    "gcn": ["--data.num_graphs=300"],
-}
+from tests.conftest import SMALL, TINY
 
 
 @pytest.mark.parametrize("family", ["cnn", "lstm", "gcn"])
