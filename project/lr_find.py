@@ -35,7 +35,7 @@ def main(args: Sequence[str] | None = None) -> float | None:
         num_training=ours.num_training,
         update_attr=False,  # the optimizer is config (model.optimizer), not a model attribute
     )
-    if result is None:  # not rank 0 under DDP
+    if result is None:  # fast_dev_run: Lightning skips the search
         return None
     losses = unbias(result.results["loss"])
     result.results["loss"] = losses
