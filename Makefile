@@ -1,5 +1,6 @@
 # `make train` sets everything up on a fresh clone and trains the CNN; `make test` runs the tests.
 PYTHON ?= python3
+TORCH_INDEX ?=  # e.g. https://download.pytorch.org/whl/cpu where the default wheel is a CUDA build
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -11,7 +12,7 @@ setup: $(STAMP)
 # torch first, pinned: a torch requirement that admits newer releases would pull a multi-GB CUDA build.
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet "torch==2.13.0"
+	$(BIN)/python -m pip install --quiet "torch==2.13.0" $(if $(strip $(TORCH_INDEX)),--index-url $(TORCH_INDEX))
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev]"
 	touch $(STAMP)
 

@@ -14,6 +14,8 @@ import sys
 import tempfile
 import time
 
+from project.registry import MODELS
+
 BASELINE = [sys.executable, "-c", "import lightning.pytorch"]
 
 
@@ -27,7 +29,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one family, one repetition")
     args = parser.parse_args()
-    families, reps = (["cnn"], 1) if args.quick else (["cnn", "lstm", "gcn"], 3)
+    families, reps = (list(MODELS)[:1], 1) if args.quick else (list(MODELS), 3)
     print("| command | s (median) | vs import lightning.pytorch |")
     print("|---|---|---|")
     with tempfile.TemporaryDirectory() as cwd:

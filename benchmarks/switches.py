@@ -21,6 +21,7 @@ import lightning.pytorch as L
 from benchmarks.parity import QUICK, SIZES, silenced
 from project.callbacks.diagnostics import Diagnostics
 from project.cli import build
+from project.registry import MODELS
 
 
 class TrainClock(L.Callback):
@@ -64,7 +65,7 @@ def run(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes, for the test suite")
-    parser.add_argument("--families", nargs="+", default=["cnn", "lstm", "gcn"])
+    parser.add_argument("--families", nargs="+", default=list(MODELS))
     parser.add_argument("--reps", type=int, default=4)
     parser.add_argument("--epochs", type=int, default=3)
     args = parser.parse_args()

@@ -23,9 +23,9 @@ class ModelEntry:
 
 
 MODELS: dict[str, ModelEntry] = {
-    "cnn": ModelEntry("cnn.yaml", "CNN image classifier on generated shapes (or your image folders)"),
-    "gcn": ModelEntry("gcn.yaml", "GCN graph classifier on generated graphs (node level: configs/gcn_node.yaml)"),
-    "lstm": ModelEntry("lstm.yaml", "LSTM sequence classifier on generated sequences (or your CSV/TSV/JSONL texts)"),
+    "cnn": ModelEntry("cnn.yaml", "CNN image classifier: generated shapes, or your image folders"),  # part: cnn
+    "gcn": ModelEntry("gcn.yaml", "GCN graph classifier: generated graphs (node level: gcn_node.yaml)"),  # part: gcn
+    "lstm": ModelEntry("lstm.yaml", "LSTM sequence classifier: generated sequences, or your texts"),  # part: lstm
 }
 
 

@@ -1,8 +1,15 @@
 """Shared fixtures: every test runs in its own folder, and composes real configs shrunk to seconds."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
-from project.cli import build
+from project.registry import MODELS
+
+# The model families this project has (a project generated without some has fewer).
+FAMILIES = list(MODELS)
 
 # A run of a few seconds on the real configs: small data, no progress bar, no sanity check.
 TINY = (
@@ -13,9 +20,9 @@ TINY = (
 
 # Each family's default task, shrunk to seconds of training.
 SMALL = {
-    "cnn": ["--data.num_train=256", "--data.num_val=64"],
-    "lstm": ["--data.synthetic_samples=300", "--model.net.hidden_size=16"],
-    "gcn": ["--data.num_graphs=300"],
+    "cnn": ["--data.num_train=256", "--data.num_val=64"],  # part: cnn
+    "lstm": ["--data.synthetic_samples=300", "--model.net.hidden_size=16"],  # part: lstm
+    "gcn": ["--data.num_graphs=300"],  # part: gcn
 }
 
 
@@ -25,11 +32,23 @@ def _run_in_tmp(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
 
 
+# part: cnn
 @pytest.fixture
 def build_cnn():
     """`build_cnn(*overrides)`: the CNN config on small data, as `project.fit --model cnn` would build it."""
+
+    from project.cli import build
 
     def _build(*overrides: str):
         return build("cnn", *TINY, "--data.num_train=512", "--data.num_val=256", "--data.num_test=256", *overrides)
 
     return _build
+
+
+def run(*args: str, cwd: Path) -> str:
+    """`python -m ARGS` in a subprocess, as a user types it; its stdout, or the failure with its stderr."""
+    result = subprocess.run(
+        [sys.executable, "-m", *args], cwd=cwd, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout

@@ -9,11 +9,11 @@ import pytest
 @pytest.mark.parametrize(
     "module",
     [
-        "benchmarks.sequence_modes",
-        pytest.param("benchmarks.graph_scale", marks=pytest.mark.slow),
+        "benchmarks.sequence_modes",  # part: lstm
+        pytest.param("benchmarks.graph_scale", marks=pytest.mark.slow),  # part: gcn
         pytest.param("benchmarks.parity", marks=pytest.mark.slow),
         pytest.param("benchmarks.startup", marks=pytest.mark.slow),
-        "benchmarks.graph_collate",
+        "benchmarks.graph_collate",  # part: gcn
         pytest.param("benchmarks.compile", marks=pytest.mark.slow),
         pytest.param("benchmarks.switches", marks=pytest.mark.slow),
     ],

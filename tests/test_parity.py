@@ -6,10 +6,10 @@ import torch
 from benchmarks.parity import BARE
 from benchmarks.raw_loop import raw_fit
 from project.cli import build
-from tests.conftest import SMALL
+from tests.conftest import FAMILIES, SMALL
 
 
-@pytest.mark.parametrize("family", ["cnn", "lstm", "gcn"])
+@pytest.mark.parametrize("family", FAMILIES)
 def test_trainer_and_raw_loop_reach_identical_weights(family):
     args = [*BARE, *SMALL[family], "--trainer.max_epochs=2"]
     lightning = build(family, *args)

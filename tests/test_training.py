@@ -5,6 +5,7 @@ import pytest
 from tests.conftest import TINY
 
 
+# part: cnn
 @pytest.mark.slow
 def test_cnn_learns_the_shapes():
     from project.cli import build
@@ -16,6 +17,7 @@ def test_cnn_learns_the_shapes():
     assert tested["test/acc"] >= 0.90
 
 
+# part: lstm
 @pytest.mark.slow
 def test_lstm_learns_the_last_marker():
     from project.cli import build
@@ -25,6 +27,7 @@ def test_lstm_learns_the_last_marker():
     assert cli.trainer.callback_metrics["val/acc"] >= 0.90
 
 
+# part: gcn
 @pytest.mark.slow
 def test_gcn_learns_graph_structure():
     from project.cli import build

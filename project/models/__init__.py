@@ -1,5 +1,5 @@
-"""LightningModules: `ClassificationModule` holds everything the three families share.
+"""LightningModules: `ClassificationModule` (classifier.py) holds everything the families share.
 
-Each family's file only says how its batch is unpacked. Import them by their module path
-(`project.models.image.ImageClassifier`) so a run imports only the family it trains.
+Each family's file only says how its batch is unpacked. The configs name them by module path, so a
+run imports only the family it trains.
 """

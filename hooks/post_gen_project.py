@@ -1,0 +1,241 @@
+"""Runs inside the newly generated project: names it, and keeps only the parts that were chosen.
+
+An excluded part (a model family, or the notebooks) takes its files with it (FILES), and every line
+or statement the template marks `# part: NAME`: a line ending in the marker goes (with the lines its
+brackets span), a marker alone on a line takes the statement below it. The markers of the parts kept
+are removed too.
+"""
+
+import ast
+import json
+import re
+import shutil
+from pathlib import Path
+
+# fmt: off
+# Single-quoted: jsonify writes a double-quoted JSON string into each.
+NAME = json.loads(r'''{{ cookiecutter.project_name | jsonify }}''')
+SLUG = json.loads(r'''{{ cookiecutter.project_slug | jsonify }}''')
+DESCRIPTION = json.loads(r'''{{ cookiecutter.description | jsonify }}''')
+AUTHOR = json.loads(r'''{{ cookiecutter.author | jsonify }}''')
+# fmt: on
+CHOSEN = {
+    "cnn": "{{ cookiecutter.include_cnn }}" == "yes",
+    "lstm": "{{ cookiecutter.include_lstm }}" == "yes",
+    "gcn": "{{ cookiecutter.include_gcn }}" == "yes",
+}
+NOTEBOOKS = "{{ cookiecutter.include_notebooks }}" == "yes"
+GITHUB_ACTIONS = "{{ cookiecutter.include_github_actions }}" == "yes"
+
+FILES = {
+    "cnn": [
+        "project/models/image.py",
+        "project/nets/cnn.py",
+        "project/nets/receptive_field.py",
+        "project/data/images.py",
+        "project/data/shapes.py",
+        "project/data/image_folder.py",
+        "project/data/transforms.py",
+        "configs/cnn.yaml",
+        "tests/test_nets_cnn.py",
+        "tests/test_data_images.py",
+        "tests/test_models_classifier.py",
+        "tests/test_cli_cnn.py",
+        "tests/test_instruments.py",
+        "tests/test_doctor.py",
+        "tests/broken.py",
+        "notebooks/cells/01_quickstart.py",
+        "notebooks/01_quickstart.ipynb",
+        "notebooks/cells/03_cnn_receptive_field.py",
+        "notebooks/03_cnn_receptive_field.ipynb",
+        "notebooks/cells/05_troubleshooting.py",
+        "notebooks/05_troubleshooting.ipynb",
+    ],
+    "lstm": [
+        "project/models/sequence.py",
+        "project/nets/lstm.py",
+        "project/nets/sequence_pooling.py",
+        "project/data/text.py",
+        "project/data/text_files.py",
+        "project/data/vocab.py",
+        "project/data/synthetic_text.py",
+        "project/data/sequence_batching.py",
+        "configs/lstm.yaml",
+        "tests/test_nets_lstm.py",
+        "tests/test_data_text.py",
+        "tests/test_models_sequence.py",
+        "benchmarks/sequence_modes.py",
+        "notebooks/cells/02_sequences_packing.py",
+        "notebooks/02_sequences_packing.ipynb",
+    ],
+    "gcn": [
+        "project/models/graph.py",
+        "project/nets/gcn.py",
+        "project/nets/gcn_layer.py",
+        "project/data/graphs.py",
+        "project/data/nodes.py",
+        "project/data/synthetic_graphs.py",
+        "project/data/graph_files.py",
+        "project/data/graph_checks.py",
+        "project/data/neighbor_sampling.py",
+        "configs/gcn.yaml",
+        "configs/gcn_node.yaml",
+        "tests/test_nets_gcn.py",
+        "tests/test_data_graphs.py",
+        "tests/test_models_graph.py",
+        "tests/test_cli_gcn.py",
+        "benchmarks/graph_scale.py",
+        "benchmarks/graph_collate.py",
+        "notebooks/cells/04_graphs_message_passing.py",
+        "notebooks/04_graphs_message_passing.ipynb",
+    ],
+}
+TEMPLATE_ONLY = ["tests/test_scaffold.py"]
+MARKED = ("*.py", "*.toml", "*.txt", "*.yaml", "*.cfg")
+DESCRIPTIONS = {
+    "cnn": "a CNN image classifier (generated shapes, or your image folders)",
+    "lstm": "an LSTM sequence classifier (generated sequences, or your CSV/TSV/JSONL texts)",
+    "gcn": "a GCN for graph- and node-level tasks (generated graphs, TU and Planetoid files)",
+}
+
+
+def remove(path: Path) -> None:
+    if path.is_dir():
+        shutil.rmtree(path)
+    elif path.exists():
+        path.unlink()
+
+
+def strip_markers(text: str, excluded: set[str], is_python: bool) -> str:
+    """Drop what is marked for an excluded part; drop the markers of the parts kept."""
+    lines = text.splitlines(keepends=True)
+    statements = {}
+    if is_python:
+        for node in ast.parse(text).body:
+            first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+            statements[first] = node.end_lineno
+    drop: set[int] = set()
+    for number, line in enumerate(lines, start=1):
+        found = re.search(r"\s*# part: (\w+)\s*$", line)
+        if not found:
+            continue
+        family, alone = found.group(1), line.strip().startswith("# part:")
+        if family not in excluded:
+            lines[number - 1] = "" if alone else line[: found.start()] + "\n"
+        elif alone:
+            drop.update(range(number, statements[number + 1] + 1))
+        else:
+            drop.update(_bracketed(lines, number))
+    kept = "".join(line for number, line in enumerate(lines, start=1) if number not in drop)
+    return re.sub(r"\n{4,}", "\n\n\n", kept).rstrip("\n") + "\n"
+
+
+def _bracketed(lines: list[str], number: int) -> range:
+    """The marked line and, when it closes brackets opened above, the lines up to where they opened."""
+    balance, start = 0, number
+    while True:
+        code = lines[start - 1].split("#")[0]
+        balance += code.count(")") + code.count("]") + code.count("}")
+        balance -= code.count("(") + code.count("[") + code.count("{")
+        if balance <= 0 or start == 1:
+            return range(start, number + 1)
+        start -= 1
+
+
+def edit(path: Path, *replacements: tuple[str, str]) -> None:
+    text = path.read_text()
+    for old, new in replacements:
+        if old not in text:
+            raise SystemExit(f"post_gen_project: {path} no longer contains {old!r}; update the hook")
+        text = text.replace(old, new)
+    path.write_text(text)
+
+
+def readme(families: list[str]) -> str:
+    first = families[0]
+    runs = "\n".join(f".venv/bin/python -m project.fit --model {f}   # {DESCRIPTIONS[f]}" for f in families)
+    notebooks = (
+        "\n## Notebooks\n\n`notebooks/` holds teaching notebooks, executed by the test suite; edit their cells in\n"
+        "`notebooks/cells/` and rebuild them with `.venv/bin/python notebooks/build_notebooks.py`.\n"
+        if NOTEBOOKS
+        else ""
+    )
+    return f"""# {NAME}
+
+{DESCRIPTION}
+
+Model families: {", ".join(families)}. Generated from the Lightning project template: Lightning's
+Trainer does the engineering, torchmetrics the metrics; a family is a network (`project/nets/`), a
+LightningModule (`project/models/`), a DataModule (`project/data/`) and a config (`configs/`).
+
+## Quickstart
+
+```bash
+make train   # creates .venv, installs the pinned versions, trains the {first} model
+make test    # the tests (`make test-fast` skips the slow end-to-end runs; `make lint` runs ruff)
+```
+
+## Running
+
+```bash
+{runs}
+.venv/bin/python -m project.fit --model {first} --config configs/presets/debug.yaml   # presets stack
+.venv/bin/python -m project.doctor --model {first}    # pre-flight checks of data and model, with a verdict
+.venv/bin/python -m project.lr_find --model {first}   # LR range test: a plot and a suggestion
+.venv/bin/tensorboard --logdir logs
+```
+
+Every run writes `logs/<family>/version_N/`: TensorBoard events, `train.log`, `config.yaml` (repeat
+the run with `--config`), and checkpoints. `--help` lists every option.
+{notebooks}
+## Layout
+
+```
+project/     cli.py (LightningCLI), registry.py (--model NAME), doctor.py, lr_find.py
+  nets/      plain nn.Modules;  models/  LightningModules;  data/  DataModules;  callbacks/
+configs/     trainer.yaml (shared), one YAML per family, presets/
+benchmarks/  scripts that print tables
+tests/       the test suite
+```
+"""
+
+
+def main() -> None:
+    root = Path.cwd()
+    excluded = {family for family, chosen in CHOSEN.items() if not chosen}
+    families = [family for family in ("cnn", "lstm", "gcn") if CHOSEN[family]]
+    for family in excluded:
+        for name in FILES[family]:
+            remove(root / name)
+    for name in TEMPLATE_ONLY:
+        remove(root / name)
+    if not NOTEBOOKS:
+        excluded.add("notebooks")
+        remove(root / "notebooks")
+        remove(root / "tests/test_notebooks.py")
+        edit(root / "pyproject.toml", ('testpaths = ["tests", "notebooks"]', 'testpaths = ["tests"]'))
+    if not GITHUB_ACTIONS:
+        remove(root / ".github")
+    for pattern in MARKED:
+        for path in root.rglob(pattern):
+            if ".venv" not in path.parts:
+                path.write_text(strip_markers(path.read_text(), excluded, path.suffix == ".py"))
+    authors = "{ name = " + json.dumps(AUTHOR) + " }"  # no double braces: this file is a Jinja template
+    edit(
+        root / "pyproject.toml",
+        ('name = "lightning-project-template"', f"name = {json.dumps(SLUG)}"),
+        (
+            'description = "A PyTorch Lightning template that teaches by working code: LSTM, CNN and GCN classifiers."',
+            f"description = {json.dumps(DESCRIPTION)}\nauthors = [{authors}]",
+        ),
+    )
+    edit(
+        root / "Makefile",
+        ("trains the CNN", f"trains the {families[0]} model"),
+        ("-m project.fit --model cnn", f"-m project.fit --model {families[0]}"),
+    )
+    (root / "README.md").write_text(readme(families))
+
+
+if __name__ == "__main__":
+    main()
