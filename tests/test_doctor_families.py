@@ -1,0 +1,14 @@
+"""`python -m project.doctor --model NAME` passes on every family's defaults (shrunk data, same models)."""
+
+import pytest
+
+from project import doctor
+from tests.conftest import FAMILIES, SMALL, TINY
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_family_is_healthy(capsys, family):
+    assert doctor.main(["--model", family, *SMALL[family], *TINY]) == 0, capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "| overfit | ok |" in out and "Verdict: healthy." in out
