@@ -119,8 +119,8 @@ def strip_markers(text: str, excluded: set[str], is_python: bool) -> str:
         found = re.search(r"\s*# part: (\w+)\s*$", line)
         if not found:
             continue
-        family, alone = found.group(1), line.strip().startswith("# part:")
-        if family not in excluded:
+        part, alone = found.group(1), line.strip().startswith("# part:")
+        if part not in excluded:
             lines[number - 1] = "" if alone else line[: found.start()] + "\n"
         elif alone:
             drop.update(range(number, statements[number + 1] + 1))
