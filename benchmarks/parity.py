@@ -13,17 +13,22 @@ epoch time (training + validation), epochs after the first, so fit's one-time st
 
 import argparse
 import contextlib
+import functools
 import itertools
 import os
 import statistics
 import tempfile
 import time
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import lightning.pytorch as L
 
 from benchmarks.raw_loop import raw_fit
 from project.cli import build
 from project.registry import MODELS
+
+V = TypeVar("V")
 
 BARE = [
     "--trainer.logger=false",
@@ -55,6 +60,18 @@ def silenced():
             yield
         finally:
             os.dup2(saved[0], 1), os.dup2(saved[1], 2)
+
+
+def interleaved_medians(variants: Sequence[V], reps: int, measure: Callable[[V], float]) -> dict[V, float]:
+    """The median of `reps` measurements of each variant, taken in turn: a b c, then c b a, and so on.
+
+    Whatever drifts over a run (heat, other load) then hits every variant alike.
+    """
+    times: dict[V, list[float]] = {v: [] for v in variants}
+    for rep in range(reps):
+        for variant in variants if rep % 2 == 0 else reversed(variants):
+            times[variant].append(measure(variant))
+    return {v: statistics.median(t) for v, t in times.items()}
 
 
 class EpochClock(L.Callback):
@@ -100,12 +117,9 @@ def main() -> None:
         for family in args.families:
             sizes = (QUICK if args.quick else SIZES)[family]
             seconds_per_epoch(family, "b", sizes, 1)  # warm-up: caches, imports, data generation
-            times: dict[str, list[float]] = {"a": [], "b": [], "c": []}
-            for rep in range(reps):
-                # a b c, then c b a: whatever drifts over a run (heat, other load) hits all alike.
-                for variant in "abc" if rep % 2 == 0 else "cba":
-                    times[variant].append(seconds_per_epoch(family, variant, sizes, epochs))
-            a, b, c = (statistics.median(times[v]) for v in "abc")
+            measure = functools.partial(seconds_per_epoch, family, sizes=sizes, epochs=epochs)
+            medians = interleaved_medians("abc", reps, measure)
+            a, b, c = (medians[v] for v in "abc")
             print(f"| {family} | {a:.3f} | {b:.3f} | {c:.3f} | {b / a:.2f} | {c / a:.2f} |")
 
 

@@ -10,6 +10,7 @@ spent inside its hooks, as Lightning's simple profiler records it in the runs wi
 """
 
 import argparse
+import functools
 import itertools
 import os
 import statistics
@@ -18,7 +19,7 @@ import time
 
 import lightning.pytorch as L
 
-from benchmarks.parity import QUICK, SIZES, silenced
+from benchmarks.parity import QUICK, SIZES, interleaved_medians, silenced
 from project.callbacks.diagnostics import Diagnostics
 from project.cli import build
 from project.registry import MODELS
@@ -62,6 +63,10 @@ def run(
     return statistics.median(clock.durations[1:] or clock.durations), share
 
 
+def seconds_per_epoch(family: str, switch: str, on: bool, sizes: list[str], epochs: int) -> float:
+    return run(family, switch, on, sizes, epochs)[0]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes, for the test suite")
@@ -77,11 +82,9 @@ def main() -> None:
         for family, switch in itertools.product(args.families, ["diagnostics", "deterministic"]):
             sizes = (QUICK if args.quick else SIZES)[family]
             run(family, switch, False, sizes, 1)  # warm-up: caches, imports, data generation
-            times: dict[bool, list[float]] = {False: [], True: []}
-            for rep in range(reps):
-                for on in (False, True) if rep % 2 == 0 else (True, False):
-                    times[on].append(run(family, switch, on, sizes, epochs)[0])
-            off, on = statistics.median(times[False]), statistics.median(times[True])
+            measure = functools.partial(seconds_per_epoch, family, switch, sizes=sizes, epochs=epochs)
+            medians = interleaved_medians((False, True), reps, measure)
+            off, on = medians[False], medians[True]
             inside = "-"
             if switch == "diagnostics":  # a separate, profiled run: the profiler's own cost stays out of the ratio
                 inside = f"{run(family, switch, True, sizes, epochs, profile=True)[1]:.2%}"
