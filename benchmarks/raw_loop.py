@@ -30,14 +30,18 @@ def raw_fit(
     optimizer = model.optimizer([p for p in model.parameters() if p.requires_grad])
     scheduler = model.scheduler(optimizer, epochs * len(train_loader)) if model.scheduler else None
     accuracy = 0.0
-    for _ in range(epochs):
+    for epoch in range(epochs):
         if clock is not None:
             clock.append(time.perf_counter())
         model.train()
+        # The sampler's order is a function of (seed, epoch), as DistributedSampler's: set the epoch, as Lightning does.
+        sampler = getattr(train_loader.batch_sampler, "sampler", train_loader.sampler)
+        if hasattr(sampler, "set_epoch"):
+            sampler.set_epoch(epoch)
         batches = iter(train_loader)
-        # Not `for batch in train_loader`: that makes one more next() at the end of the epoch, and when
-        # the batches divide the data evenly, RandomSampler then draws from the seeded generator once
-        # more than Lightning does, so from epoch 2 the data order would differ.
+        # Not `for batch in train_loader`: with torch's RandomSampler that makes one more next() at the end of
+        # the epoch, which draws from the seeded generator once more than Lightning does when the batches
+        # divide the data evenly, so from epoch 2 the data order would differ.
         for _ in range(len(train_loader)):
             inputs, target, _ = model.unpack(next(batches))
             optimizer.zero_grad()

@@ -15,9 +15,11 @@ from lightning.pytorch import LightningDataModule, LightningModule, Trainer
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI, SaveConfigCallback
 
 from project.callbacks.log_file import log_to_console
+from project.checkpoint_io import CheckpointError, check_complete, find_last, newest_complete, read_checkpoint
 from project.registry import MODELS, describe_models
 
 SUBCOMMANDS = ("fit", "validate", "test", "predict")
+log = logging.getLogger(__name__)
 
 
 class ProjectCLI(LightningCLI):
@@ -38,17 +40,22 @@ class ProjectCLI(LightningCLI):
                 parser.link_arguments(f"data.{source}", f"model.init_args.{target}", apply_on="instantiate")
 
     def before_instantiate_classes(self) -> None:
-        """With `--ckpt_path`, build the DataModule from the state it saved (e.g. the vocabulary).
+        """Resolve `--ckpt_path last`, then build the DataModule from the state the checkpoint saved.
 
-        Lightning restores that state only after the model exists, too late for a model whose
-        shape depends on it. A DataModule opts in with a `state_dict()` whose keys are init arguments.
+        Lightning restores DataModule state (e.g. the vocabulary) only after the model exists, too late
+        for a model whose shape depends on it. A DataModule opts in with a `state_dict()` whose keys are
+        init arguments.
         """
         config = self.config.get(self.subcommand) if self.subcommand else None
-        ckpt_path = config.get("ckpt_path") if config else None
-        if not ckpt_path or not Path(ckpt_path).is_file() or not config.get("data"):
+        if not config:
+            return
+        if config.get("ckpt_path") == "last":
+            config.ckpt_path = resolve_last(config)
+        ckpt_path = config.get("ckpt_path")
+        if not ckpt_path or ckpt_path in ("last", "best", "hpc") or not config.get("data"):
             return
         # mmap: only the small data state is read here; Lightning loads the weights itself later.
-        saved = torch.load(ckpt_path, map_location="cpu", weights_only=True, mmap=True)
+        saved = read_checkpoint(ckpt_path, mmap=True)
         state = saved.get(config.data.class_path.rsplit(".", 1)[-1], {})
         for key, value in state.items():
             config.data.init_args[key] = value
@@ -61,11 +68,18 @@ class ProjectCLI(LightningCLI):
 
 class SaveConfigToRunFolder(SaveConfigCallback):
     """Saves the resolved config.yaml in the run's log folder. Without a logger there is no run folder,
-    and Lightning's callback would write into the working directory (and refuse the next run there)."""
+    and Lightning's callback would write into the working directory (and refuse the next run there).
+    A resumed run continues in its old folder: its config goes beside the first as config-resumed-N.yaml."""
 
     def setup(self, trainer: Trainer, pl_module: LightningModule, stage: str) -> None:
-        if trainer.logger is not None:
-            super().setup(trainer, pl_module, stage)
+        if trainer.logger is None:
+            return
+        if self.config.get("ckpt_path") and stage == "fit":
+            folder = Path(trainer.log_dir or ".")  # a collective under DDP: every rank asks
+            taken = {p.name for p in folder.glob("config*.yaml")} if trainer.is_global_zero else set()
+            count = trainer.strategy.broadcast(len(taken))
+            self.config_filename = "config.yaml" if count == 0 else f"config-resumed-{count}.yaml"
+        super().setup(trainer, pl_module, stage)
 
 
 def fit_summary(trainer: Trainer) -> str:
@@ -83,6 +97,43 @@ def fit_summary(trainer: Trainer) -> str:
         lines.append(f"  logs and config: {trainer.log_dir}")
         lines.append(f"  TensorBoard:     tensorboard --logdir {trainer.log_dir}")
     return "\n".join(lines)
+
+
+def resolve_last(config: Any) -> str | None:
+    """`--ckpt_path last` across runs: the newest `last.ckpt` under logs/NAME/version_*/, and that run's folder.
+
+    Lightning looks for `last` only in the new run's own, empty, checkpoint folder. This finds the run
+    that was interrupted, pins the logger to its version (so its logs continue), and skips a `last.ckpt`
+    that was cut short for the newest complete checkpoint beside it. Nothing there: a fresh start, so the
+    same command serves the first launch and every requeue.
+    """
+    logger = config.trainer.get("logger")
+    init_args = getattr(logger, "init_args", None) if logger else None
+    if init_args is None or not init_args.get("save_dir"):
+        return "last"  # no run folders: Lightning's own resolution in default_root_dir
+    root = Path(init_args.save_dir) / (init_args.get("name") or "lightning_logs")
+    version = init_args.get("version")
+    if version is not None:
+        root_glob = root / (f"version_{version}" if isinstance(version, int) else str(version))
+        last = find_last(root_glob.parent, root_glob.name)
+    else:
+        last = find_last(root)
+    if last is None:
+        log.info(f"--ckpt_path last: no checkpoint under {root}, starting a new run")
+        return None
+    folder = last.parent.parent.name
+    number = folder.removeprefix("version_")
+    init_args.version = int(number) if number.isdigit() and folder.startswith("version_") else folder
+    try:
+        check_complete(last)
+    except CheckpointError as err:
+        fallback = newest_complete(last.parent)
+        if fallback is None:
+            raise
+        log.warning(f"{err}\nResuming from {fallback} instead, the newest complete checkpoint there.")
+        return str(fallback)
+    log.info(f"--ckpt_path last: resuming {last}")
+    return str(last)
 
 
 def find_model_flag(args: Sequence[str]) -> tuple[str | None, int, int]:

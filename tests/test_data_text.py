@@ -2,8 +2,9 @@ import json
 
 import pytest
 import torch
-from torch.utils.data import DistributedSampler, RandomSampler, SequentialSampler
+from torch.utils.data import DistributedSampler, SequentialSampler
 
+from project.data.sampling import EpochRandomSampler
 from project.data.sequence_batching import BucketBatchSampler, PadCollate, padding_fraction
 from project.data.synthetic_text import MARKERS, generate_texts
 from project.data.text import TextClassificationDataModule
@@ -41,15 +42,20 @@ def test_collate_pads_to_the_longest_in_the_batch():
     assert labels.tolist() == [1, 0]
 
 
-def bucket_sampler(lengths, sampler=None, **kwargs) -> BucketBatchSampler:
-    sampler = sampler or RandomSampler(range(len(lengths)), generator=torch.Generator().manual_seed(0))
-    return BucketBatchSampler(sampler, batch_size=8, drop_last=False, lengths=lengths, pool_factor=4, **kwargs)
+def bucket_sampler(lengths, sampler=None, batch_size=8, **kwargs) -> BucketBatchSampler:
+    sampler = sampler or EpochRandomSampler(range(len(lengths)), seed=0)
+    return BucketBatchSampler(sampler, batch_size=batch_size, drop_last=False, lengths=lengths, pool_factor=4, **kwargs)
+
+
+def batches_of_epoch(sampler: BucketBatchSampler, number: int) -> list[list[int]]:
+    sampler.sampler.set_epoch(number)  # as Lightning does at every epoch start
+    return list(sampler)
 
 
 def test_bucketing_covers_every_sample_and_cuts_padding():
     lengths = torch.randint(5, 200, (203,), generator=torch.Generator().manual_seed(0)).tolist()
     sampler = bucket_sampler(lengths)
-    epoch_1, epoch_2 = list(sampler), list(sampler)
+    epoch_1, epoch_2 = batches_of_epoch(sampler, 0), batches_of_epoch(sampler, 1)
     for epoch in (epoch_1, epoch_2):
         assert sorted(i for batch in epoch for i in batch) == list(range(203))
         assert len(epoch) == len(sampler)
@@ -58,24 +64,49 @@ def test_bucketing_covers_every_sample_and_cuts_padding():
     assert padding_fraction(epoch_1, lengths) < 0.2 < padding_fraction(plain, lengths)
 
 
-def test_bucketing_is_seeded():
+def test_bucketing_is_a_function_of_seed_and_epoch():
     lengths = list(range(5, 105))
-    torch.manual_seed(3)
-    first = list(bucket_sampler(lengths, sampler=RandomSampler(range(100)), seed=7))
-    torch.manual_seed(3)
-    again = list(bucket_sampler(lengths, sampler=RandomSampler(range(100)), seed=7))
-    assert first == again
+    first = batches_of_epoch(bucket_sampler(lengths, sampler=EpochRandomSampler(range(100), seed=7)), 3)
+    again = batches_of_epoch(bucket_sampler(lengths, sampler=EpochRandomSampler(range(100), seed=7)), 3)
+    other_seed = batches_of_epoch(bucket_sampler(lengths, sampler=EpochRandomSampler(range(100), seed=8)), 3)
+    assert first == again != other_seed
 
 
-def test_bucketing_under_ddp_gives_disjoint_shards_of_equal_batch_counts():
-    lengths = list(range(5, 105))
+def test_bucketing_under_ddp_shares_out_the_batches_of_one_process_with_the_whole_batch():
+    lengths = torch.randint(5, 200, (96,), generator=torch.Generator().manual_seed(0)).tolist()
+    whole = batches_of_epoch(bucket_sampler(lengths, sampler=EpochRandomSampler(range(96), seed=5), batch_size=8), 2)
     shards = []
     for rank in (0, 1):
-        shard = DistributedSampler(range(100), num_replicas=2, rank=rank, shuffle=True, seed=0)
-        shards.append(list(bucket_sampler(lengths, sampler=shard)))
-    seen = [{i for batch in shard for i in batch} for shard in shards]
-    assert not seen[0] & seen[1] and len(seen[0] | seen[1]) == 100
-    assert len(shards[0]) == len(shards[1])
+        shard = DistributedSampler(range(96), num_replicas=2, rank=rank, shuffle=True, seed=5)
+        shards.append(batches_of_epoch(bucket_sampler(lengths, sampler=shard, batch_size=4), 2))
+    assert len(shards[0]) == len(shards[1]) == len(whole) == 12
+    for joint, half_0, half_1 in zip(whole, *shards, strict=True):
+        assert sorted(half_0 + half_1) == sorted(joint) and len(half_0) == len(half_1) == 4
+
+
+def test_a_restored_loader_continues_mid_epoch_and_starts_the_next_epoch_afresh():
+    from torchdata.stateful_dataloader import StatefulDataLoader
+
+    lengths = list(range(5, 205))
+
+    def loader() -> StatefulDataLoader:
+        return StatefulDataLoader(range(200), batch_sampler=bucket_sampler(lengths), collate_fn=list)
+
+    uninterrupted = loader()
+    uninterrupted.batch_sampler.sampler.set_epoch(1)
+    expected = list(uninterrupted)
+    stopped = loader()
+    stopped.batch_sampler.sampler.set_epoch(1)
+    batches = iter(stopped)
+    seen = [next(batches) for _ in range(5)]
+    resumed = loader()
+    resumed.load_state_dict(stopped.state_dict())
+    assert seen + list(resumed) == expected
+    finished = loader()
+    finished.load_state_dict(resumed.state_dict())  # saved after the epoch's last batch
+    batches = iter(finished)  # Lightning's order: the iterator first, then set_epoch, then the batches
+    finished.batch_sampler.sampler.set_epoch(2)
+    assert list(batches) == batches_of_epoch(bucket_sampler(lengths), 2)
 
 
 def test_lightning_rebuilds_the_bucket_sampler_around_a_distributed_sampler():
@@ -106,7 +137,7 @@ def test_datamodule_splits_and_batches(tmp_path):
     assert isinstance(dm.val_dataloader().sampler, SequentialSampler)
     plain = TextClassificationDataModule(synthetic_samples=400, batch_size=16, seed=1, bucketing=False)
     plain.setup("fit")
-    assert isinstance(plain.train_dataloader().sampler, RandomSampler)
+    assert isinstance(plain.train_dataloader().sampler, EpochRandomSampler)
 
 
 @pytest.mark.parametrize(("side", "kept"), [("left", ["c", "d"]), ("right", ["a", "b"])])

@@ -77,7 +77,7 @@ from project.data.sequence_batching import BucketBatchSampler, padding_fraction
 lengths = data.train_set.lengths
 indices = range(len(lengths))
 plain = list(BatchSampler(RandomSampler(indices), 64, drop_last=True))
-bucketed = list(BucketBatchSampler(RandomSampler(indices), 64, drop_last=True, lengths=lengths, seed=0))
+bucketed = list(BucketBatchSampler(RandomSampler(indices), 64, drop_last=True, lengths=lengths))
 per_batch = {
     "random batches": [padding_fraction([b], lengths) for b in plain],
     "bucketed": [padding_fraction([b], lengths) for b in bucketed],

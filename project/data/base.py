@@ -6,14 +6,18 @@ from typing import Any
 
 import lightning.pytorch as L
 import torch
-from torch.utils.data import DataLoader, Dataset, Sampler
+from torch.utils.data import DataLoader, Dataset, Sampler, SequentialSampler
+from torchdata.stateful_dataloader import StatefulDataLoader
+
+from project.data.sampling import EpochRandomSampler, global_seed
 
 
 class ClassificationDataModule(L.LightningDataModule):
     """Loaders for `train_set`, `val_set`, `test_set` and `predict_set`, which subclasses fill in `setup`.
 
-    Training shuffles and drops the last partial batch (a batch of 1 breaks BatchNorm); evaluation
-    does neither, so every sample counts once. Subclasses set `num_classes` in `__init__`, because
+    Training shuffles (each epoch's order from the seed and the epoch alone, so it resumes and splits
+    across DDP processes exactly) and drops the last partial batch (a batch of 1 breaks BatchNorm);
+    evaluation does neither, so every sample counts once. Subclasses set `num_classes` in `__init__`, because
     the CLI links it into the model before `setup` runs.
     """
 
@@ -54,9 +58,12 @@ class ClassificationDataModule(L.LightningDataModule):
         batching = (
             {"batch_sampler": batch_sampler}
             if batch_sampler is not None
-            else {"batch_size": self.batch_size, "shuffle": train, "drop_last": train}
+            else {"batch_size": self.batch_size, "sampler": self._sampler(dataset, train), "drop_last": train}
         )
-        return DataLoader(
+        # StatefulDataLoader: Lightning saves how far into the epoch it got, so a mid-epoch checkpoint resumes
+        # exactly. Its own generator seeds the workers, so making an iterator takes nothing from the global
+        # RNG (which dropout and augmentation use, and the RNGState callback restores).
+        return StatefulDataLoader(
             dataset,
             **batching,
             num_workers=self.num_workers,
@@ -65,7 +72,11 @@ class ClassificationDataModule(L.LightningDataModule):
             # Page-locked memory only helps host-to-GPU copies; on the CPU it costs memory.
             pin_memory=self._on_gpu(),
             collate_fn=self.collate_fn,
+            generator=torch.Generator().manual_seed(global_seed()),
         )
+
+    def _sampler(self, dataset: Dataset, train: bool) -> Sampler[int]:
+        return EpochRandomSampler(dataset) if train else SequentialSampler(dataset)
 
     def _on_gpu(self) -> bool:
         return self.trainer is not None and self.trainer.strategy.root_device.type == "cuda"

@@ -6,6 +6,7 @@ import torch
 from torch.utils.data import DataLoader, Sampler
 from torch_geometric.data import Data
 from torch_geometric.datasets import KarateClub
+from torchdata.stateful_dataloader import StatefulDataLoader
 
 from project.data.base import ClassificationDataModule
 from project.data.graph_checks import check_graph
@@ -97,7 +98,7 @@ class NodeClassificationDataModule(ClassificationDataModule):
     def _loader(self, dataset, train: bool, batch_sampler: Sampler[list[int]] | None = None) -> DataLoader:
         if self.loader == "neighbor":
             return super()._loader(dataset, train, batch_sampler)
-        return DataLoader(dataset, batch_size=1, collate_fn=_the_graph)
+        return StatefulDataLoader(dataset, batch_size=1, collate_fn=_the_graph)
 
 
 def _with_split(graph: Data, train_per_class: int | None, val_fraction: float, test_fraction: float, seed: int) -> Data:

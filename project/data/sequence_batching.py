@@ -1,9 +1,12 @@
 """Batching for variable-length sequences: pad to the batch's longest, and group similar lengths."""
 
-from collections.abc import Iterator, Sequence
+import copy
+from collections.abc import Sequence
 
 import torch
-from torch.utils.data import BatchSampler, Sampler
+from torch.utils.data import BatchSampler, DistributedSampler, Sampler
+
+from project.data.sampling import EpochOrder
 
 SequenceBatch = tuple[torch.Tensor, torch.Tensor, torch.Tensor]
 
@@ -34,12 +37,13 @@ class BucketBatchSampler(BatchSampler):
     """Batches of similar lengths: less padding, and fewer wasted LSTM steps.
 
     Takes the indices in the order of `sampler`, cuts them into pools of `batch_size * pool_factor`,
-    sorts each pool by length, cuts it into batches, and shuffles the order of all batches (seeded,
-    new every epoch). The randomness of which samples meet stays the sampler's.
+    sorts each pool by length, cuts it into batches, and shuffles the order of all batches (seeded by
+    the sampler's seed and epoch). The randomness of which samples meet stays the sampler's.
 
-    Under DDP, Lightning rebuilds this sampler around a `DistributedSampler` (it is a `BatchSampler`
-    with a `sampler` argument), so each process buckets its own shard, and all get the same number
-    of batches.
+    Under DDP, Lightning rebuilds this sampler around a `DistributedSampler`. It then buckets the
+    order all processes share (each rank's shard, interleaved back) into batches of
+    `batch_size * world_size`, and each rank takes its share of every one: N processes with batch B
+    train on exactly the batches one process with batch N·B would.
     """
 
     def __init__(
@@ -50,38 +54,50 @@ class BucketBatchSampler(BatchSampler):
         lengths: Sequence[int],
         pool_factor: int = 50,
         shuffle: bool = True,
-        seed: int = 0,
     ) -> None:
         super().__init__(sampler, batch_size, drop_last)
-        self.lengths, self.pool_factor, self.shuffle, self.seed = lengths, pool_factor, shuffle, seed
-        self.epoch = 0
+        self.lengths, self.pool_factor, self.shuffle = lengths, pool_factor, shuffle
+        distributed = isinstance(sampler, DistributedSampler)
+        self.world, self.rank = (sampler.num_replicas, sampler.rank) if distributed else (1, 0)
 
-    def set_epoch(self, epoch: int) -> None:
-        self.epoch = epoch
-        if hasattr(self.sampler, "set_epoch"):
-            self.sampler.set_epoch(epoch)
+    def __iter__(self) -> EpochOrder[list[int]]:
+        return EpochOrder(self._batches, self.sampler)
 
-    def __iter__(self) -> Iterator[list[int]]:
-        indices = list(self.sampler)
-        pool = self.batch_size * self.pool_factor
+    def __len__(self) -> int:
+        n = len(self.sampler) * self.world
+        size = self.batch_size * self.world
+        pool = size * self.pool_factor
+        full, rest = divmod(n, pool)
+        per_pool = pool // size
+        if self.drop_last:
+            return full * per_pool + rest // size
+        return full * per_pool + -(-rest // size)
+
+    def _batches(self, epoch: int) -> list[list[int]]:
+        indices = self._shared_order(epoch)
+        size = self.batch_size * self.world
+        pool = size * self.pool_factor
         batches = []
         for start in range(0, len(indices), pool):
             chunk = sorted(indices[start : start + pool], key=lambda i: self.lengths[i])
-            batches += [chunk[i : i + self.batch_size] for i in range(0, len(chunk), self.batch_size)]
+            batches += [chunk[i : i + size] for i in range(0, len(chunk), size)]
         if self.drop_last:
-            batches = [b for b in batches if len(b) == self.batch_size]
+            batches = [b for b in batches if len(b) == size]
         if self.shuffle:
-            order = torch.randperm(len(batches), generator=torch.Generator().manual_seed(self.seed + self.epoch))
+            seed = getattr(self.sampler, "seed", 0) + epoch
+            order = torch.randperm(len(batches), generator=torch.Generator().manual_seed(seed))
             batches = [batches[i] for i in order]
-        # Lightning does not call set_epoch on a batch sampler: count epochs here, the same on every rank.
-        self.epoch += 1
-        yield from batches
+        return [batch[self.rank :: self.world] for batch in batches]
 
-    def __len__(self) -> int:
-        n = len(self.sampler)
-        pool = self.batch_size * self.pool_factor
-        full, rest = divmod(n, pool)
-        per_pool = pool // self.batch_size
-        if self.drop_last:
-            return full * per_pool + rest // self.batch_size
-        return full * per_pool + -(-rest // self.batch_size)
+    def _shared_order(self, epoch: int) -> list[int]:
+        """The sampler's order for `epoch`; under DDP, all ranks' shards interleaved back into one."""
+        if hasattr(self.sampler, "set_epoch"):
+            self.sampler.set_epoch(epoch)
+        if self.world == 1:
+            return list(self.sampler)
+        shards = []
+        for rank in range(self.world):
+            shard = copy.copy(self.sampler)
+            shard.rank = rank
+            shards.append(list(shard))
+        return [i for group in zip(*shards, strict=True) for i in group]

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 import torch
-from torch.utils.data import DataLoader, Dataset, RandomSampler, Sampler
+from torch.utils.data import DataLoader, Dataset, Sampler
 
 from project.data.base import ClassificationDataModule, seeded_split
 from project.data.sequence_batching import BucketBatchSampler, PadCollate
@@ -118,7 +118,7 @@ class TextClassificationDataModule(ClassificationDataModule):
     def _loader(self, dataset: Dataset, train: bool, batch_sampler: Sampler[list[int]] | None = None) -> DataLoader:
         if train and self.bucketing:
             batch_sampler = BucketBatchSampler(
-                RandomSampler(dataset), self.batch_size, drop_last=True, lengths=dataset.lengths, seed=self.seed
+                self._sampler(dataset, train), self.batch_size, drop_last=True, lengths=dataset.lengths
             )
         return super()._loader(dataset, train, batch_sampler)
 

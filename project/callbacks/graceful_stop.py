@@ -1,0 +1,80 @@
+"""SIGTERM and Ctrl-C during training: every process saves last.ckpt at the same step, then the run exits."""
+
+import logging
+import signal
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import lightning.pytorch as L
+import torch
+
+log = logging.getLogger(__name__)
+
+# The shell's convention, 128 + the signal's number: "stopped by a signal, resumable", never 0 ("finished").
+EXIT_CODES = {signal.SIGTERM: 143, signal.SIGINT: 130}
+
+
+class StoppedBySignal(SystemExit):
+    """Ends the run after the checkpoint is written; Lightning tears down, Python exits with `code`."""
+
+
+class GracefulStop(L.Callback):
+    """SIGTERM (a scheduler, `kill`, preemption) or a first Ctrl-C: finish the step, save, exit 143 / 130.
+
+    Lightning 2.6 handles SIGTERM too, but it stops without saving and exits 0, and a Ctrl-C lands
+    wherever it lands. Here the handler only sets a flag. At the end of every training step the
+    processes agree on it (one one-number all-reduce under DDP; nothing in a single process), so all
+    of them save at the same step and no collective ever runs inside a signal handler. The checkpoint
+    is taken where a step checkpoint is, so `--ckpt_path last` continues exactly. A second Ctrl-C
+    interrupts at once.
+    """
+
+    def __init__(self) -> None:
+        self._requested = 0
+        self._previous: dict[int, Any] = {}
+
+    def on_train_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        self._requested = 0
+        # Replaces Lightning's SIGTERM handler for the training loop; the Trainer restores its own at teardown.
+        self._previous = {signum: signal.signal(signum, self._request) for signum in EXIT_CODES}
+
+    def on_train_batch_end(self, trainer: L.Trainer, *args: Any) -> None:
+        requested = self._agreed(trainer)
+        if not requested:
+            return
+        ckpt = trainer.checkpoint_callback
+        folder = Path(ckpt.dirpath) if ckpt is not None and ckpt.dirpath else Path(trainer.default_root_dir)
+        path = folder / "last.ckpt"
+        trainer.save_checkpoint(path)
+        name = signal.Signals(requested).name
+        if trainer.is_global_zero:
+            log.warning(f"{name}: saved {path} at step {trainer.global_step}; resume with --ckpt_path last")
+        raise StoppedBySignal(EXIT_CODES[signal.Signals(requested)])
+
+    def on_train_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        self._restore()
+
+    def on_exception(self, trainer: L.Trainer, pl_module: L.LightningModule, exception: BaseException) -> None:
+        self._restore()
+
+    def _request(self, signum: int, frame: FrameType | None) -> None:
+        if self._requested == signal.SIGINT and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        self._requested = signum
+        log.warning(
+            f"{signal.Signals(signum).name} received: stopping after this step with a checkpoint "
+            "(Ctrl-C again to stop at once)"
+        )
+
+    def _agreed(self, trainer: L.Trainer) -> int:
+        if trainer.world_size == 1 or not torch.distributed.is_initialized():
+            return self._requested
+        flag = torch.tensor([self._requested], device=trainer.strategy.root_device)
+        torch.distributed.all_reduce(flag, op=torch.distributed.ReduceOp.MAX)
+        return int(flag.item())
+
+    def _restore(self) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+        self._previous = {}

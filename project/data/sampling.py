@@ -1,0 +1,84 @@
+"""Training order as a pure function of (seed, epoch): resumable mid-epoch, and the same under DDP.
+
+torch's RandomSampler draws each epoch from a generator whose state moves on, so resuming exactly
+would need that state captured at the right instant. Here an epoch's order depends on the seed and
+the epoch number only (DistributedSampler's recipe), and the iterators save how far they got, so
+`StatefulDataLoader` (and through it Lightning's checkpoints) can put a loader back mid-epoch.
+"""
+
+import os
+from collections.abc import Callable, Iterator, Sized
+from typing import Any, Generic, TypeVar
+
+import torch
+from torch.utils.data import RandomSampler
+
+T = TypeVar("T")
+
+
+def global_seed() -> int:
+    """The run's seed as `seed_everything` exported it; Lightning seeds its DistributedSampler with it too."""
+    return int(os.environ.get("PL_GLOBAL_SEED", 0))
+
+
+def epoch_permutation(n: int, seed: int, epoch: int) -> list[int]:
+    """DistributedSampler's order for one epoch: under DDP rank r takes every world-th index of it."""
+    return torch.randperm(n, generator=torch.Generator().manual_seed(seed + epoch)).tolist()
+
+
+class EpochOrder(Iterator[T], Generic[T]):
+    """One epoch's items, `order_of(epoch)`, drawn lazily; its state is (epoch, items yielded so far).
+
+    `clock` is what holds the epoch (a sampler with `epoch` and `set_epoch`). Its epoch is read at the
+    first `next()`, because Lightning creates the loader's iterator before it calls `set_epoch`. A
+    restored state sets the clock to the saved epoch and skips what was yielded; if Lightning then
+    moves the clock on (the checkpoint was taken after the epoch's last batch), the new epoch starts
+    from its beginning.
+    """
+
+    def __init__(self, order_of: Callable[[int], list[T]], clock: Any) -> None:
+        self.order_of, self.clock = order_of, clock
+        self.epoch: int | None = None
+        self.yielded = 0
+        self._items: list[T] | None = None
+
+    def __next__(self) -> T:
+        if self._items is None:
+            epoch = getattr(self.clock, "epoch", 0)
+            if self.epoch is not None and epoch != self.epoch:
+                self.yielded = 0
+            self.epoch = epoch
+            self._items = self.order_of(epoch)
+        if self.yielded >= len(self._items):
+            raise StopIteration
+        self.yielded += 1
+        return self._items[self.yielded - 1]
+
+    def state_dict(self) -> dict[str, int]:
+        return {"epoch": getattr(self.clock, "epoch", 0) if self.epoch is None else self.epoch, "yielded": self.yielded}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.epoch, self.yielded, self._items = state["epoch"], state["yielded"], None
+        if hasattr(self.clock, "set_epoch"):
+            self.clock.set_epoch(self.epoch)
+
+
+class EpochRandomSampler(RandomSampler):
+    """A new permutation every epoch, drawn from `seed + epoch` alone.
+
+    One process sees in each epoch the order that N DDP processes share out between them, so DDP
+    with batch B matches one process with batch N·B. A RandomSampler subclass, so that Lightning knows
+    it shuffles and gives the DistributedSampler it puts in its place under DDP `shuffle=True` (and
+    the same seed, `PL_GLOBAL_SEED`).
+    """
+
+    def __init__(self, data_source: Sized, seed: int | None = None) -> None:
+        super().__init__(data_source)
+        self.seed = global_seed() if seed is None else seed
+        self.epoch = 0
+
+    def set_epoch(self, epoch: int) -> None:
+        self.epoch = epoch
+
+    def __iter__(self) -> EpochOrder[int]:
+        return EpochOrder(lambda epoch: epoch_permutation(len(self.data_source), self.seed, epoch), self)
