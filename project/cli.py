@@ -39,22 +39,40 @@ class ProjectCLI(LightningCLI):
             for target in targets:
                 parser.link_arguments(f"data.{source}", f"model.init_args.{target}", apply_on="instantiate")
 
+    def _parse_ckpt_path(self) -> None:
+        """Check `--ckpt_path` before Lightning reads the model's hyperparameters from it.
+
+        Resolves `last` across runs, names a cut-short or unsafe file (instead of a traceback from deep in
+        unpickling), and refuses a checkpoint of another model class (Lightning would silently build
+        that class with this run's data). Overrides a private LightningCLI method of 2.6.
+        """
+        subcommand = self.config.get("subcommand")
+        config = self.config.get(subcommand) if subcommand else None
+        if config and config.get("ckpt_path") == "last":
+            config.ckpt_path = resolve_last(config)
+        ckpt_path = config.get("ckpt_path") if config else None
+        if ckpt_path and ckpt_path not in ("last", "best", "hpc"):
+            saved = read_checkpoint(ckpt_path, mmap=True)  # mmap: only the small parts are read
+            trained = saved.get("hyper_parameters", {}).get("_class_path")
+            wanted = config.get("model", {}).get("class_path") if config.get("model") else None
+            if trained and wanted and trained != wanted:
+                raise CheckpointError(
+                    f"{ckpt_path} holds a {trained.rsplit('.', 1)[-1]} ({trained}), but this command builds "
+                    f"{wanted}: pass the --model of that family, or the checkpoint of this one"
+                )
+        super()._parse_ckpt_path()
+
     def before_instantiate_classes(self) -> None:
-        """Resolve `--ckpt_path last`, then build the DataModule from the state the checkpoint saved.
+        """With `--ckpt_path`, build the DataModule from the state the checkpoint saved.
 
         Lightning restores DataModule state (e.g. the vocabulary) only after the model exists, too late
         for a model whose shape depends on it. A DataModule opts in with a `state_dict()` whose keys are
         init arguments.
         """
         config = self.config.get(self.subcommand) if self.subcommand else None
-        if not config:
-            return
-        if config.get("ckpt_path") == "last":
-            config.ckpt_path = resolve_last(config)
-        ckpt_path = config.get("ckpt_path")
+        ckpt_path = config.get("ckpt_path") if config else None
         if not ckpt_path or ckpt_path in ("last", "best", "hpc") or not config.get("data"):
             return
-        # mmap: only the small data state is read here; Lightning loads the weights itself later.
         saved = read_checkpoint(ckpt_path, mmap=True)
         state = saved.get(config.data.class_path.rsplit(".", 1)[-1], {})
         for key, value in state.items():

@@ -9,6 +9,7 @@ from PIL import Image
 from torch.utils.data import Dataset
 
 from project.data.images import ImageFolderDataModule, ShapesDataModule
+from project.data.sampling import EpochRandomSampler
 from project.data.shapes import SHAPES, generate_shapes
 
 
@@ -59,7 +60,7 @@ def test_loaders_shuffle_and_drop_last_for_training_only(tmp_path):
     dm.prepare_data()
     dm.setup("fit")
     train, val = dm.train_dataloader(), dm.val_dataloader()
-    assert isinstance(train.sampler, torch.utils.data.RandomSampler) and train.drop_last
+    assert isinstance(train.sampler, EpochRandomSampler) and train.drop_last
     assert isinstance(val.sampler, torch.utils.data.SequentialSampler) and not val.drop_last
     assert len(train) == 4 and len(val) == 2
     assert not train.pin_memory  # no trainer on a GPU

@@ -10,7 +10,7 @@ from typing import Any
 
 import torch
 from torch import nn
-from torch.utils.data import DataLoader, RandomSampler, Subset
+from torch.utils.data import DataLoader, DistributedSampler, RandomSampler, Subset
 
 from project.models.classifier import IGNORE
 
@@ -194,4 +194,4 @@ def _sample_ids(dataset: Any) -> set[Any] | None:
 def shuffles(loader: DataLoader) -> bool:
     """A loader that draws its samples in random order."""
     sampler = getattr(loader.batch_sampler, "sampler", None) or loader.sampler
-    return isinstance(sampler, RandomSampler)
+    return isinstance(sampler, RandomSampler) or (isinstance(sampler, DistributedSampler) and sampler.shuffle)

@@ -6,7 +6,7 @@ from typing import Any
 
 import lightning.pytorch as L
 import torch
-from torch.utils.data import DataLoader, Dataset, Sampler, SequentialSampler
+from torch.utils.data import DataLoader, Dataset, DistributedSampler, Sampler, SequentialSampler
 from torchdata.stateful_dataloader import StatefulDataLoader
 
 from project.data.sampling import EpochRandomSampler, global_seed
@@ -76,7 +76,14 @@ class ClassificationDataModule(L.LightningDataModule):
         )
 
     def _sampler(self, dataset: Dataset, train: bool) -> Sampler[int]:
-        return EpochRandomSampler(dataset) if train else SequentialSampler(dataset)
+        """Training: a new order each epoch. Under DDP each process takes its share: evaluation in order,
+        padded by a few repeats so every process has as many batches (Lightning's choice too)."""
+        world, rank = (self.trainer.world_size, self.trainer.global_rank) if self.trainer else (1, 0)
+        if train:
+            return EpochRandomSampler(dataset, num_replicas=world, rank=rank)
+        if world > 1:
+            return DistributedSampler(dataset, num_replicas=world, rank=rank, shuffle=False)
+        return SequentialSampler(dataset)
 
     def _on_gpu(self) -> bool:
         return self.trainer is not None and self.trainer.strategy.root_device.type == "cuda"

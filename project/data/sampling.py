@@ -4,14 +4,16 @@ torch's RandomSampler draws each epoch from a generator whose state moves on, so
 would need that state captured at the right instant. Here an epoch's order depends on the seed and
 the epoch number only (DistributedSampler's recipe), and the iterators save how far they got, so
 `StatefulDataLoader` (and through it Lightning's checkpoints) can put a loader back mid-epoch.
+
+Our DataModules shard for DDP themselves with these samplers (`use_distributed_sampler: false` in
+configs/trainer.yaml): Lightning's own replacement would drop both properties.
 """
 
 import os
 from collections.abc import Callable, Iterator, Sized
 from typing import Any, Generic, TypeVar
 
-import torch
-from torch.utils.data import RandomSampler
+from torch.utils.data import DistributedSampler
 
 T = TypeVar("T")
 
@@ -19,11 +21,6 @@ T = TypeVar("T")
 def global_seed() -> int:
     """The run's seed as `seed_everything` exported it; Lightning seeds its DistributedSampler with it too."""
     return int(os.environ.get("PL_GLOBAL_SEED", 0))
-
-
-def epoch_permutation(n: int, seed: int, epoch: int) -> list[int]:
-    """DistributedSampler's order for one epoch: under DDP rank r takes every world-th index of it."""
-    return torch.randperm(n, generator=torch.Generator().manual_seed(seed + epoch)).tolist()
 
 
 class EpochOrder(Iterator[T], Generic[T]):
@@ -63,22 +60,21 @@ class EpochOrder(Iterator[T], Generic[T]):
             self.clock.set_epoch(self.epoch)
 
 
-class EpochRandomSampler(RandomSampler):
-    """A new permutation every epoch, drawn from `seed + epoch` alone.
+class EpochRandomSampler(DistributedSampler):
+    """A new permutation every epoch, drawn from `seed + epoch` alone; with `num_replicas > 1`, this rank's share.
 
-    One process sees in each epoch the order that N DDP processes share out between them, so DDP
-    with batch B matches one process with batch N·B. A RandomSampler subclass, so that Lightning knows
-    it shuffles and gives the DistributedSampler it puts in its place under DDP `shuffle=True` (and
-    the same seed, `PL_GLOBAL_SEED`).
+    DistributedSampler's recipe also in one process, so one process with batch N·B sees in each epoch
+    the order that N DDP processes with batch B share out between them (rank r takes every N-th index).
+    Iterating gives an `EpochOrder`: a loader stopped mid-epoch resumes where it was.
     """
 
-    def __init__(self, data_source: Sized, seed: int | None = None) -> None:
-        super().__init__(data_source)
-        self.seed = global_seed() if seed is None else seed
-        self.epoch = 0
-
-    def set_epoch(self, epoch: int) -> None:
-        self.epoch = epoch
+    def __init__(self, data_source: Sized, num_replicas: int = 1, rank: int = 0, seed: int | None = None) -> None:
+        seed = global_seed() if seed is None else seed
+        super().__init__(data_source, num_replicas=num_replicas, rank=rank, shuffle=True, seed=seed)
 
     def __iter__(self) -> EpochOrder[int]:
-        return EpochOrder(lambda epoch: epoch_permutation(len(self.data_source), self.seed, epoch), self)
+        return EpochOrder(self._order, self)
+
+    def _order(self, epoch: int) -> list[int]:
+        self.epoch = epoch
+        return list(super().__iter__())

@@ -108,6 +108,15 @@ class ClassificationModule(L.LightningModule, ABC):
         # `load_from_checkpoint` builds the network outside the CLI; keep its config in hparams anyway,
         # so the checkpoints of a reloaded model rebuild alone too.
         saved = checkpoint.get("hyper_parameters", {})
+        if problem := weights_mismatch(checkpoint.get("state_dict", {}), self.state_dict()):
+            source = getattr(self._trainer, "ckpt_path", None) or "the checkpoint"
+            net = saved.get("net", {})
+            trained_as = net.get("class_path", "another network") if isinstance(net, dict) else type(net).__name__
+            raise ValueError(
+                f"{source} does not fit this model ({type(self.net).__name__}): {problem}. It was trained as "
+                f"{trained_as}: build the same model (the same --model and the data it was trained on, which fixes "
+                "the vocabulary and the classes), or pick the checkpoint of this model."
+            )
         if "net" not in self.hparams and "net" in saved:
             self.save_hyperparameters(dict(saved))
 
@@ -174,6 +183,25 @@ class ClassificationModule(L.LightningModule, ABC):
             raise ValueError("the LR schedule needs a finite run: set trainer.max_epochs or trainer.max_steps")
         scheduler = self.scheduler(optimizer, int(total_steps))
         return {"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler, "interval": "step"}}
+
+
+def weights_mismatch(saved: dict[str, torch.Tensor], own: dict[str, torch.Tensor]) -> str | None:
+    """What keeps `saved` from loading into a model whose state is `own`, in a sentence; None if it fits."""
+    missing = [k for k in own if k not in saved]
+    unexpected = [k for k in saved if k not in own]
+    shapes = [
+        f"{k} is {tuple(saved[k].shape)} in the checkpoint, {tuple(own[k].shape)} here"
+        for k in own
+        if k in saved and saved[k].shape != own[k].shape
+    ]
+    problems = []
+    if missing or unexpected:
+        problems.append(
+            f"{len(missing)} weights missing (e.g. {missing[:2]}), {len(unexpected)} unknown (e.g. {unexpected[:2]})"
+        )
+    if shapes:
+        problems.append("; ".join(shapes[:3]))
+    return ", and ".join(problems) or None
 
 
 def _under_cli() -> bool:

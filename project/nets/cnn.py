@@ -1,5 +1,6 @@
 """A small CNN: a stem, then one conv block per stage, global average pooling and a linear head."""
 
+import math
 from itertools import pairwise
 from typing import Literal
 
@@ -9,6 +10,7 @@ from torch import nn
 from project.nets.init import init_weights
 
 ConvKind = Literal["standard", "grouped", "depthwise_separable"]
+NormKind = Literal["batch", "group"]
 
 
 def make_conv(in_channels: int, out_channels: int, stride: int, kind: ConvKind, groups: int = 1) -> nn.Module:
@@ -32,7 +34,7 @@ def make_conv(in_channels: int, out_channels: int, stride: int, kind: ConvKind, 
 
 
 class ConvBlock(nn.Sequential):
-    """conv → BatchNorm → ReLU."""
+    """conv → BatchNorm (or GroupNorm) → ReLU."""
 
     def __init__(
         self,
@@ -42,12 +44,21 @@ class ConvBlock(nn.Sequential):
         kind: ConvKind = "standard",
         groups: int = 1,
         bn_momentum: float = 0.1,
+        norm: NormKind = "batch",
     ) -> None:
         super().__init__(
             make_conv(in_channels, out_channels, stride, kind, groups),
-            nn.BatchNorm2d(out_channels, momentum=bn_momentum),
+            make_norm(out_channels, norm, bn_momentum),
             nn.ReLU(inplace=True),
         )
+
+
+def make_norm(channels: int, kind: NormKind, bn_momentum: float) -> nn.Module:
+    if kind == "batch":
+        return nn.BatchNorm2d(channels, momentum=bn_momentum)
+    if kind == "group":
+        return nn.GroupNorm(math.gcd(channels, 8), channels)
+    raise ValueError(f"unknown norm {kind!r}: use batch or group")
 
 
 class SimpleCNN(nn.Module):
@@ -59,6 +70,8 @@ class SimpleCNN(nn.Module):
             channels rarely divide into groups).
         groups: groups for `conv: grouped`.
         bn_momentum: PyTorch's default 0.1 follows each batch closely; 0.01 is steadier for small batches.
+        norm: batch, or group (GroupNorm, 8 groups): statistics per sample, so the batch size does not
+            matter, and DDP processes need no SyncBatchNorm (which torch has on GPUs only).
     """
 
     def __init__(
@@ -69,12 +82,13 @@ class SimpleCNN(nn.Module):
         conv: ConvKind = "standard",
         groups: int = 4,
         bn_momentum: float = 0.1,
+        norm: NormKind = "batch",
         dropout: float = 0.0,
     ) -> None:
         super().__init__()
-        blocks = [ConvBlock(in_channels, channels[0], 1, "standard", 1, bn_momentum)]
+        blocks = [ConvBlock(in_channels, channels[0], 1, "standard", 1, bn_momentum, norm)]
         for c_in, c_out in pairwise(channels):
-            blocks.append(ConvBlock(c_in, c_out, 2, conv, groups, bn_momentum))
+            blocks.append(ConvBlock(c_in, c_out, 2, conv, groups, bn_momentum, norm))
         # Global average pooling: the head's input size is channels[-1] whatever the image size.
         self.features = nn.Sequential(*blocks, nn.AdaptiveAvgPool2d(1), nn.Flatten())
         self.head = nn.Sequential(nn.Dropout(dropout), nn.Linear(channels[-1], num_classes))

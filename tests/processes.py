@@ -1,0 +1,58 @@
+"""Training runs as real processes (`python -m project.fit`), for the resume, signal and DDP tests."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import torch
+import yaml
+
+from project.checkpoint_io import read_checkpoint
+from tests.conftest import SMALL, TINY
+
+ROOT = Path(__file__).resolve().parents[1]
+PRESETS = ROOT / "configs" / "presets"
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}  # so `tests.signal_at` imports in every process
+
+
+def fit_command(family: str, cwd: Path, *args: str, every: int = 2) -> list[str]:
+    """Small data, deterministic kernels, last.ckpt every `every` steps."""
+    return [
+        sys.executable, "-m", "project.fit", "--model", family, *TINY, *SMALL[family],
+        "--trainer.deterministic=true", f"--config={step_checkpoints(cwd, every)}", *args,
+    ]  # fmt: skip
+
+
+def fit(family: str, cwd: Path, *args: str, expect: int = 0, timeout: float = 240) -> subprocess.CompletedProcess:
+    command = fit_command(family, cwd, *args)
+    result = subprocess.run(command, cwd=cwd, env=ENV, capture_output=True, text=True, timeout=timeout, check=False)
+    assert result.returncode == expect, f"exit {result.returncode}, expected {expect}\n{result.stderr[-3000:]}"
+    return result
+
+
+def step_checkpoints(cwd: Path, every: int) -> Path:
+    """configs/presets/preemptible.yaml, saving every `every` steps instead of 100."""
+    config = yaml.safe_load((PRESETS / "preemptible.yaml").read_text())
+    config["trainer"]["callbacks+"][0]["init_args"]["every_n_train_steps"] = every
+    path = cwd / f"preemptible_{every}.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def signal_at(cwd: Path, step: int, signal: str = "SIGKILL", group: bool = False) -> str:
+    """`--config` for a run that sends itself `signal` at the end of training step `step`."""
+    path = cwd / f"{signal}_at_{step}.yaml"
+    callback = {"class_path": "tests.signal_at.SignalAt", "init_args": {"step": step, "signal": signal, "group": group}}
+    path.write_text(yaml.safe_dump({"trainer": {"callbacks+": [callback]}}))
+    return f"--config={path}"
+
+
+def last_checkpoint(cwd: Path, family: str) -> dict:
+    return read_checkpoint(cwd / "logs" / family / "version_0" / "checkpoints" / "last.ckpt")
+
+
+def differing(expected: dict[str, torch.Tensor], actual: dict[str, torch.Tensor]) -> list[str]:
+    """Names of the tensors that are not bitwise equal."""
+    assert expected.keys() == actual.keys()
+    return [name for name in expected if not torch.equal(expected[name], actual[name])]

@@ -1,0 +1,64 @@
+"""Checkpoints load as plain data only: a pickle crafted to run code is refused, and runs nothing; weights
+travel as safetensors, which need no pickle at all."""
+
+import pickle
+from pathlib import Path
+
+import lightning.pytorch as L
+import pytest
+import torch
+
+from project.checkpoint_io import CheckpointError, read_checkpoint
+from project.cli import main
+from project.export import export, load_weights
+
+
+class Payload:
+    """Unpickling this creates a file: the harmless stand-in for "runs the sender's code"."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.touch, (self.marker,))
+
+
+@pytest.fixture
+def crafted(tmp_path) -> tuple[Path, Path]:
+    marker, path = tmp_path / "code-ran", tmp_path / "crafted.ckpt"
+    torch.save({"state_dict": {}, "payload": Payload(marker)}, path)
+    return path, marker
+
+
+def test_a_crafted_checkpoint_is_refused_and_runs_nothing(crafted):
+    path, marker = crafted
+    with pytest.raises(CheckpointError, match=r"refused to load .*crafted\.ckpt.*could run code"):
+        read_checkpoint(path)
+    with pytest.raises(CheckpointError, match="refused to load"):
+        main(["predict", "--model", "cnn", "--ckpt_path", str(path)])  # part: cnn
+    with pytest.raises(pickle.UnpicklingError):  # Lightning's own loader too, in torch's safe mode by default
+        L.LightningModule.load_from_checkpoint(path)
+    assert not marker.exists()
+
+
+def test_the_payload_would_run_if_loaded_unsafely(crafted):
+    """The control: the same file with `weights_only=False` does run the code, so the test above means something."""
+    path, marker = crafted
+    torch.load(path, weights_only=False)
+    assert marker.exists()
+
+
+# part: cnn
+def test_exported_weights_load_without_pickle_into_a_fresh_model(build_cnn, tmp_path):
+    cli = build_cnn("--trainer.max_steps=2", "--trainer.limit_val_batches=0")
+    cli.trainer.fit(cli.model, cli.datamodule)
+    ckpt = tmp_path / "model.ckpt"
+    cli.trainer.save_checkpoint(ckpt)
+    out = export(ckpt)
+    assert out == tmp_path / "model.safetensors" and b"hyper_parameters" in out.read_bytes()[:4096]
+
+    fresh = build_cnn().model
+    images = torch.randn(4, 3, 32, 32)
+    assert not torch.equal(fresh.eval()(images), cli.model.eval()(images))
+    load_weights(fresh, out)
+    torch.testing.assert_close(fresh.eval()(images), cli.model.eval()(images), rtol=0, atol=0)
