@@ -23,11 +23,41 @@ def _require(folder: Path, processed: Path, files: list[str], where_from: str) -
 
 
 def load_tu(data_dir: str, name: str) -> TUDataset:
-    """`data_dir/<name>/raw/<name>_A.txt, _graph_indicator.txt, _graph_labels.txt` (+ optional node files)."""
+    """`data_dir/<name>/raw/<name>_A.txt, _graph_indicator.txt, _graph_labels.txt` (+ optional node files).
+
+    Continuous node attributes (`_node_attributes.txt`) become features too, beside one-hot node labels.
+    """
     root = Path(data_dir) / name
     files = [f"{name}_{part}.txt" for part in ("A", "graph_indicator", "graph_labels")]
     _require(root / "raw", root / "processed", files, "https://chrsmrrs.github.io/datasets/ (TU format)")
-    return TUDataset(data_dir, name)
+    if not (root / "processed").is_dir():
+        check_tu_files(root / "raw", name)
+    return TUDataset(data_dir, name, use_node_attr=True)
+
+
+def check_tu_files(raw: Path, name: str) -> None:
+    """The checks PyG's reader skips: a line cut short, a node id past the last node. Named by file and line,
+    before PyG turns them into a silently dropped edge or an IndexError deep in its processing."""
+    nodes = _integers(raw / f"{name}_graph_indicator.txt", per_line=1)
+    for number, (source, target) in _integers(raw / f"{name}_A.txt", per_line=2):
+        for node in (source, target):
+            if not 1 <= node <= len(nodes):
+                raise ValueError(
+                    f"{raw / f'{name}_A.txt'}, line {number}: node {node}, but {name}_graph_indicator.txt lists "
+                    f"{len(nodes)} nodes (ids 1..{len(nodes)})"
+                )
+
+
+def _integers(path: Path, per_line: int) -> list[tuple[int, tuple[int, ...]]]:
+    rows = []
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        if not line.strip():
+            continue
+        fields = [field.strip() for field in line.split(",")]
+        if len(fields) != per_line or not all(field.lstrip("-").isdigit() for field in fields):
+            raise ValueError(f"{path}, line {number}: expected {per_line} comma-separated integer(s), got {line!r}")
+        rows.append((number, tuple(int(field) for field in fields)))
+    return rows
 
 
 def load_planetoid(data_dir: str, name: str) -> Planetoid:

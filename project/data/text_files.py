@@ -44,7 +44,10 @@ def read_text_file(path: str | Path, text_field: str = "text", label_field: str 
         warnings.warn(
             f"{path}: skipped {len(empty)} row(s) with an empty text, at line(s) {_first(empty)}", stacklevel=2
         )
-    return [row for row in rows if row.text.strip()]
+    kept = [row for row in rows if row.text.strip()]
+    if not kept:
+        raise ValueError(f"{path}: no rows with a text (a header alone?)")
+    return kept
 
 
 def _read_utf8(path: Path) -> str:
