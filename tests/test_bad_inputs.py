@@ -3,7 +3,6 @@ that names what is wrong (file, line, field), and leave every existing file (dat
 as it was. The README's reliability section counts the cases."""
 
 import hashlib
-import io
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -13,7 +12,7 @@ import pytest
 import torch
 
 from project.cli import main
-from tests.conftest import FAMILIES, SMALL, TINY
+from tests.conftest import FAMILIES
 
 
 @dataclass
@@ -47,6 +46,7 @@ def cli(*args: str) -> Callable[[], object]:
 def text_cases() -> list[Case]:
     """Text files, and the sequence model's checkpoints."""
     from project.data.text import TextClassificationDataModule
+    from tests.conftest import SMALL, TINY
 
     def text(content: str | bytes, name: str = "train.csv", **kwargs) -> Callable[[Path], Callable[[], object]]:
         return lambda tmp: lambda: TextClassificationDataModule(train_path=str(written(tmp / name, content)), **kwargs)
@@ -94,6 +94,8 @@ def text_cases() -> list[Case]:
 # part: cnn
 def image_cases() -> list[Case]:
     """Image folders."""
+    import io
+
     from project.data.images import ImageFolderDataModule
 
     def png(tmp: Path, name: str, cut: bool = False) -> Path:

@@ -51,22 +51,22 @@ def test_two_processes_with_batch_b_equal_one_process_with_batch_2b(tmp_path, fa
     assert logged.count("train.log") == 1 and len(list((run / "version_0").glob("events.out.tfevents*"))) == 1
 
 
-# part: gcn
 @pytest.mark.slow
 def test_torchrun_launches_the_same_ddp(tmp_path):
     """`torchrun --nproc_per_node 2 -m project.fit ...`: Lightning finds torchelastic's environment, launches
     nothing itself, and trains what one process with the whole batch trains."""
-    args = ["--trainer.max_epochs=2"]
+    family = FAMILIES[-1]
+    args = [*SETTINGS[family], "--trainer.max_epochs=2"]
     one, two = tmp_path / "one", tmp_path / "two"
     one.mkdir(), two.mkdir()
-    fit("gcn", one, *args, f"--data.batch_size={2 * B}")
-    command = fit_command("gcn", two, *args, f"--data.batch_size={B}", DDP)
+    fit(family, one, *args, f"--data.batch_size={2 * B}")
+    command = fit_command(family, two, *args, f"--data.batch_size={B}", DDP)
     torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
     result = subprocess.run(
         [*torchrun, *command[1:]], cwd=two, env=ENV, capture_output=True, text=True, timeout=240, check=False
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    single, ddp = last_checkpoint(one, "gcn"), last_checkpoint(two, "gcn")
+    single, ddp = last_checkpoint(one, family), last_checkpoint(two, family)
     assert ddp["global_step"] == single["global_step"] > 0
     for name, expected in single["state_dict"].items():
         torch.testing.assert_close(ddp["state_dict"][name], expected, **TOLERANCE)

@@ -14,14 +14,16 @@ from tests.test_data_graphs import write_tu
 def test_a_model_that_ignores_edges_stays_at_chance_while_the_gcn_learns():
     accuracy = {}
     for edges in (True, False):
-        cli = build("gcn", *TINY, "--trainer.max_epochs=12")
+        # 20 epochs: the GCN leaves its plateau at 0.91-0.92 over seeds 42, 1, 2, 3; at 12 epochs it had
+        # not always left it yet (0.43-0.75).
+        cli = build("gcn", *TINY, "--trainer.max_epochs=20")
         if not edges:
             for graph in cli.datamodule.graphs:
                 graph.edge_index = torch.zeros(2, 0, dtype=torch.long)  # only self-loops remain: an MLP
         cli.trainer.fit(cli.model, cli.datamodule)
         accuracy[edges] = float(cli.trainer.callback_metrics["val/acc_best"])
     assert accuracy[False] <= 0.35  # 4 classes: chance is 0.25
-    assert accuracy[True] >= 0.6
+    assert accuracy[True] >= 0.8
 
 
 def test_graph_metrics_are_weighted_per_graph():

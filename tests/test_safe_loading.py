@@ -9,8 +9,9 @@ import pytest
 import torch
 
 from project.checkpoint_io import CheckpointError, read_checkpoint
-from project.cli import main
+from project.cli import build, main
 from project.export import export, load_weights
+from tests.conftest import FAMILIES, SMALL, TINY
 
 
 class Payload:
@@ -35,7 +36,7 @@ def test_a_crafted_checkpoint_is_refused_and_runs_nothing(crafted):
     with pytest.raises(CheckpointError, match=r"refused to load .*crafted\.ckpt.*could run code"):
         read_checkpoint(path)
     with pytest.raises(CheckpointError, match="refused to load"):
-        main(["predict", "--model", "cnn", "--ckpt_path", str(path)])  # part: cnn
+        main(["predict", "--model", FAMILIES[0], "--ckpt_path", str(path)])
     with pytest.raises(pickle.UnpicklingError):  # Lightning's own loader too, in torch's safe mode by default
         L.LightningModule.load_from_checkpoint(path)
     assert not marker.exists()
@@ -48,17 +49,19 @@ def test_the_payload_would_run_if_loaded_unsafely(crafted):
     assert marker.exists()
 
 
-# part: cnn
-def test_exported_weights_load_without_pickle_into_a_fresh_model(build_cnn, tmp_path):
-    cli = build_cnn("--trainer.max_steps=2", "--trainer.limit_val_batches=0")
+def test_exported_weights_load_without_pickle_into_a_fresh_model(tmp_path):
+    family = FAMILIES[0]
+    args = [*TINY, *SMALL[family], "--trainer.max_steps=2", "--trainer.limit_val_batches=0"]
+    cli = build(family, *args)
     cli.trainer.fit(cli.model, cli.datamodule)
     ckpt = tmp_path / "model.ckpt"
     cli.trainer.save_checkpoint(ckpt)
     out = export(ckpt)
     assert out == tmp_path / "model.safetensors" and b"hyper_parameters" in out.read_bytes()[:4096]
 
-    fresh = build_cnn().model
-    images = torch.randn(4, 3, 32, 32)
-    assert not torch.equal(fresh.eval()(images), cli.model.eval()(images))
+    fresh = build(family, *args).model.eval()
+    inputs, _, _ = cli.model.unpack(next(iter(cli.datamodule.val_dataloader())))
+    trained = cli.model.eval()(*inputs)
+    assert not torch.equal(fresh(*inputs), trained)
     load_weights(fresh, out)
-    torch.testing.assert_close(fresh.eval()(images), cli.model.eval()(images), rtol=0, atol=0)
+    torch.testing.assert_close(fresh(*inputs), trained, rtol=0, atol=0)

@@ -10,11 +10,12 @@ from tests.conftest import TINY
 def test_cnn_learns_the_shapes():
     from project.cli import build
 
-    cli = build("cnn", *TINY, "--data.num_train=2000", "--data.num_val=500", "--trainer.max_epochs=3")
+    # 5 epochs: 0.966-0.976 over seeds 42, 1, 2; at 3 epochs some seeds stopped at 0.83.
+    cli = build("cnn", *TINY, "--data.num_train=2000", "--data.num_val=500", "--trainer.max_epochs=5")
     cli.trainer.fit(cli.model, cli.datamodule)
-    assert cli.trainer.callback_metrics["val/acc"] >= 0.90
+    assert cli.trainer.callback_metrics["val/acc"] >= 0.93
     tested = cli.trainer.test(cli.model, cli.datamodule, verbose=False)[0]
-    assert tested["test/acc"] >= 0.90
+    assert tested["test/acc"] >= 0.93
 
 
 # part: lstm
