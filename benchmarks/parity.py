@@ -8,7 +8,7 @@
 (c) the template's defaults, as `python -m project.fit --model NAME` runs them.
 Same model, data order, seed and steps; runs interleaved a b c c b a ...; reported: the median
 epoch time (training + validation), epochs after the first, so fit's one-time start-up is left out
-(benchmarks/startup.py measures that).
+(benchmarks/startup.py measures that); the ratios are medians of the ratios within each round.
 """
 
 import argparse
@@ -62,16 +62,26 @@ def silenced():
             os.dup2(saved[0], 1), os.dup2(saved[1], 2)
 
 
-def interleaved_medians(variants: Sequence[V], reps: int, measure: Callable[[V], float]) -> dict[V, float]:
-    """The median of `reps` measurements of each variant, taken in turn: a b c, then c b a, and so on.
+def interleaved(variants: Sequence[V], reps: int, measure: Callable[[V], float]) -> dict[V, list[float]]:
+    """`reps` measurements of each variant, taken in rounds: a b c, then c b a, and so on.
 
-    Whatever drifts over a run (heat, other load) then hits every variant alike.
+    Whatever drifts over a run (heat, other load) then hits every variant alike, and the measurements
+    of one round lie side by side in time.
     """
     times: dict[V, list[float]] = {v: [] for v in variants}
     for rep in range(reps):
         for variant in variants if rep % 2 == 0 else reversed(variants):
             times[variant].append(measure(variant))
-    return {v: statistics.median(t) for v, t in times.items()}
+    return times
+
+
+def paired_ratio(times: dict[V, list[float]], variant: V, base: V) -> float:
+    """The median over rounds of `variant / base` within each round.
+
+    This machine's speed drifts by 10-20 % within minutes (a shared VM); a ratio taken inside a round
+    cancels that, where the ratio of two medians mixes rounds taken at different speeds.
+    """
+    return statistics.median(x / y for x, y in zip(times[variant], times[base], strict=True))
 
 
 class EpochClock(L.Callback):
@@ -118,9 +128,10 @@ def main() -> None:
             sizes = (QUICK if args.quick else SIZES)[family]
             seconds_per_epoch(family, "b", sizes, 1)  # warm-up: caches, imports, data generation
             measure = functools.partial(seconds_per_epoch, family, sizes=sizes, epochs=epochs)
-            medians = interleaved_medians("abc", reps, measure)
-            a, b, c = (medians[v] for v in "abc")
-            print(f"| {family} | {a:.3f} | {b:.3f} | {c:.3f} | {b / a:.2f} | {c / a:.2f} |")
+            times = interleaved("abc", reps, measure)
+            a, b, c = (statistics.median(times[v]) for v in "abc")
+            b_a, c_a = paired_ratio(times, "b", "a"), paired_ratio(times, "c", "a")
+            print(f"| {family} | {a:.3f} | {b:.3f} | {c:.3f} | {b_a:.2f} | {c_a:.2f} |")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import time
 
 import lightning.pytorch as L
 
-from benchmarks.parity import QUICK, SIZES, interleaved_medians, silenced
+from benchmarks.parity import QUICK, SIZES, interleaved, paired_ratio, silenced
 from project.callbacks.diagnostics import Diagnostics
 from project.cli import build
 from project.registry import MODELS
@@ -83,12 +83,13 @@ def main() -> None:
             sizes = (QUICK if args.quick else SIZES)[family]
             run(family, switch, False, sizes, 1)  # warm-up: caches, imports, data generation
             measure = functools.partial(seconds_per_epoch, family, switch, sizes=sizes, epochs=epochs)
-            medians = interleaved_medians((False, True), reps, measure)
-            off, on = medians[False], medians[True]
+            times = interleaved((False, True), reps, measure)
+            off, on = statistics.median(times[False]), statistics.median(times[True])
             inside = "-"
             if switch == "diagnostics":  # a separate, profiled run: the profiler's own cost stays out of the ratio
                 inside = f"{run(family, switch, True, sizes, epochs, profile=True)[1]:.2%}"
-            print(f"| {family} | {switch} | {off:.3f} | {on:.3f} | {on / off:.3f} | {inside} |")
+            ratio = paired_ratio(times, True, False)
+            print(f"| {family} | {switch} | {off:.3f} | {on:.3f} | {ratio:.3f} | {inside} |")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from typing import Any
 
 import torch
 import yaml
+from jsonargparse import Namespace
 from lightning.pytorch import LightningDataModule, LightningModule, Trainer
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI, SaveConfigCallback
 
@@ -69,7 +70,9 @@ class ProjectCLI(LightningCLI):
         for a model whose shape depends on it. A DataModule opts in with a `state_dict()` whose keys are
         init arguments.
         """
-        config = self.config.get(self.subcommand) if self.subcommand else None
+        config = self.config.get(self.subcommand) if self.subcommand else self.config  # run=False: no subcommand
+        if config and config.get("trainer"):
+            use_tqdm_progress_bar(config.trainer)
         ckpt_path = config.get("ckpt_path") if config else None
         if not ckpt_path or ckpt_path in ("last", "best", "hpc") or not config.get("data"):
             return
@@ -115,6 +118,20 @@ def fit_summary(trainer: Trainer) -> str:
         lines.append(f"  logs and config: {trainer.log_dir}")
         lines.append(f"  TensorBoard:     tensorboard --logdir {trainer.log_dir}")
     return "\n".join(lines)
+
+
+def use_tqdm_progress_bar(trainer: Any) -> None:
+    """Lightning's default bar is Rich's when `rich` is installed; TQDM's costs less: over 6-epoch runs,
+    (c) with Rich took 1.165x / 1.05x a bare Trainer's epoch (cnn / gcn), with TQDM 1.10x / 1.01x, the same
+    as no bar (README, Performance). Added only when the run shows a bar and names none of its own, so
+    `--trainer.enable_progress_bar false` and a configured RichProgressBar both still work."""
+    if trainer.get("enable_progress_bar") is False:
+        return
+    callbacks = trainer.get("callbacks") or []
+    if any("ProgressBar" in str(getattr(c, "class_path", "")) for c in callbacks):
+        return
+    bar = Namespace(class_path="lightning.pytorch.callbacks.TQDMProgressBar", init_args=Namespace())
+    trainer.callbacks = [*callbacks, bar]
 
 
 def resolve_last(config: Any) -> str | None:

@@ -16,6 +16,7 @@ import pytest
         "benchmarks.graph_collate",  # part: gcn
         pytest.param("benchmarks.compile", marks=pytest.mark.slow),
         pytest.param("benchmarks.switches", marks=pytest.mark.slow),
+        pytest.param("benchmarks.callback_costs", marks=pytest.mark.slow),
     ],
 )
 def test_benchmark_smoke(module, monkeypatch, capsys):

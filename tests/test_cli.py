@@ -4,6 +4,7 @@ import pytest
 
 from project.cli import config_files, expand_model_flag, main
 from project.registry import MODELS
+from tests.conftest import FAMILIES, SMALL
 
 FAMILY = next(iter(MODELS))  # any family will do
 
@@ -57,3 +58,15 @@ def test_bad_config_keys_and_values_are_named(capsys, flag, named):
         main(["--model", FAMILY, flag], subcommand="fit")
     assert exit_.value.code != 0
     assert named in capsys.readouterr().err
+
+
+def test_the_progress_bar_is_tqdm_unless_one_is_configured_or_none_wanted():
+    from project.cli import build
+
+    def bars(*args: str) -> list[str]:
+        cli = build(FAMILIES[0], *SMALL[FAMILIES[0]], *args)
+        return [type(c).__name__ for c in cli.trainer.callbacks if type(c).__name__.endswith("ProgressBar")]
+
+    assert bars() == ["TQDMProgressBar"]  # Lightning would pick Rich's, which costs 5 % of a CNN epoch
+    assert bars("--trainer.enable_progress_bar=false") == []
+    assert bars("--trainer.callbacks+=lightning.pytorch.callbacks.RichProgressBar") == ["RichProgressBar"]
