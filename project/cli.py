@@ -148,9 +148,8 @@ def resolve_last(config: Any) -> str | None:
         return "last"  # no run folders: Lightning's own resolution in default_root_dir
     root = Path(init_args.save_dir) / (init_args.get("name") or "lightning_logs")
     version = init_args.get("version")
-    if version is not None:
-        root_glob = root / (f"version_{version}" if isinstance(version, int) else str(version))
-        last = find_last(root_glob.parent, root_glob.name)
+    if version is not None:  # the logger names its version: look in that run only
+        last = find_last(root, f"version_{version}" if isinstance(version, int) else str(version))
     else:
         last = find_last(root)
     if last is None:
