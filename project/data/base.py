@@ -9,7 +9,7 @@ import torch
 from torch.utils.data import DataLoader, Dataset, DistributedSampler, Sampler, SequentialSampler
 from torchdata.stateful_dataloader import StatefulDataLoader
 
-from project.data.sampling import EpochRandomSampler, global_seed
+from project.data.sampling import EpochRandomSampler, loader_generator
 
 
 class ClassificationDataModule(L.LightningDataModule):
@@ -61,8 +61,7 @@ class ClassificationDataModule(L.LightningDataModule):
             else {"batch_size": self.batch_size, "sampler": self._sampler(dataset, train), "drop_last": train}
         )
         # StatefulDataLoader: Lightning saves how far into the epoch it got, so a mid-epoch checkpoint resumes
-        # exactly. Its own generator seeds the workers, so making an iterator takes nothing from the global
-        # RNG (which dropout and augmentation use, and the RNGState callback restores).
+        # exactly.
         return StatefulDataLoader(
             dataset,
             **batching,
@@ -72,7 +71,7 @@ class ClassificationDataModule(L.LightningDataModule):
             # Page-locked memory only helps host-to-GPU copies; on the CPU it costs memory.
             pin_memory=self._on_gpu(),
             collate_fn=self.collate_fn,
-            generator=torch.Generator().manual_seed(global_seed()),
+            generator=loader_generator(),
         )
 
     def _sampler(self, dataset: Dataset, train: bool) -> Sampler[int]:

@@ -12,6 +12,7 @@ from project.data.base import ClassificationDataModule
 from project.data.graph_checks import check_graph
 from project.data.graph_files import load_planetoid
 from project.data.neighbor_sampling import NeighborSampler
+from project.data.sampling import loader_generator
 from project.data.synthetic_graphs import community_graph
 
 
@@ -98,7 +99,7 @@ class NodeClassificationDataModule(ClassificationDataModule):
     def _loader(self, dataset, train: bool, batch_sampler: Sampler[list[int]] | None = None) -> DataLoader:
         if self.loader == "neighbor":
             return super()._loader(dataset, train, batch_sampler)
-        return StatefulDataLoader(dataset, batch_size=1, collate_fn=_the_graph)
+        return StatefulDataLoader(dataset, batch_size=1, collate_fn=_the_graph, generator=loader_generator())
 
 
 def _with_split(graph: Data, train_per_class: int | None, val_fraction: float, test_fraction: float, seed: int) -> Data:

@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Iterator, Sized
 from typing import Any, Generic, TypeVar
 
+import torch
 from torch.utils.data import DistributedSampler
 
 T = TypeVar("T")
@@ -21,6 +22,12 @@ T = TypeVar("T")
 def global_seed() -> int:
     """The run's seed as `seed_everything` exported it; Lightning seeds its DistributedSampler with it too."""
     return int(os.environ.get("PL_GLOBAL_SEED", 0))
+
+
+def loader_generator() -> torch.Generator:
+    """A loader's own generator: it seeds the workers, so making an iterator takes nothing from the global
+    RNG (which dropout and augmentation use, and the ResumeState callback restores)."""
+    return torch.Generator().manual_seed(global_seed())
 
 
 class EpochOrder(Iterator[T], Generic[T]):

@@ -40,10 +40,10 @@ class BucketBatchSampler(BatchSampler):
     sorts each pool by length, cuts it into batches, and shuffles the order of all batches (seeded by
     the sampler's seed and epoch). The randomness of which samples meet stays the sampler's.
 
-    Under DDP, Lightning rebuilds this sampler around a `DistributedSampler`. It then buckets the
-    order all processes share (each rank's shard, interleaved back) into batches of
-    `batch_size * world_size`, and each rank takes its share of every one: N processes with batch B
-    train on exactly the batches one process with batch N·B would.
+    Under DDP its sampler is a `DistributedSampler` (our `EpochRandomSampler`, or the one Lightning
+    puts in when it rebuilds this sampler). It then buckets the order all processes share (each rank's
+    shard, interleaved back) into batches of `batch_size * world_size`, and each rank takes its share of
+    every one: N processes with batch B train on exactly the batches one process with batch N·B would.
     """
 
     def __init__(
