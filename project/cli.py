@@ -33,6 +33,7 @@ class ProjectCLI(LightningCLI):
 
     def __init__(self, *args: Any, data_links: dict[str, tuple[str, ...]] | None = None, **kwargs: Any) -> None:
         self.data_links = data_links or {}
+        self.checkpoint: dict[str, Any] | None = None  # `--ckpt_path`, read once (memory-mapped) and checked
         super().__init__(*args, **kwargs)
 
     def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
@@ -53,7 +54,7 @@ class ProjectCLI(LightningCLI):
             config.ckpt_path = resolve_last(config)
         ckpt_path = config.get("ckpt_path") if config else None
         if ckpt_path and ckpt_path not in ("last", "best", "hpc"):
-            saved = read_checkpoint(ckpt_path, mmap=True)  # mmap: only the small parts are read
+            self.checkpoint = saved = read_checkpoint(ckpt_path, mmap=True)  # mmap: only the small parts are read
             trained = saved.get("hyper_parameters", {}).get("_class_path")
             wanted = config.get("model", {}).get("class_path") if config.get("model") else None
             if trained and wanted and trained != wanted:
@@ -73,11 +74,9 @@ class ProjectCLI(LightningCLI):
         config = self.config.get(self.subcommand) if self.subcommand else self.config  # run=False: no subcommand
         if config and config.get("trainer"):
             use_tqdm_progress_bar(config.trainer)
-        ckpt_path = config.get("ckpt_path") if config else None
-        if not ckpt_path or ckpt_path in ("last", "best", "hpc") or not config.get("data"):
+        if self.checkpoint is None or not config.get("data"):
             return
-        saved = read_checkpoint(ckpt_path, mmap=True)
-        state = saved.get(config.data.class_path.rsplit(".", 1)[-1], {})
+        state = self.checkpoint.get(config.data.class_path.rsplit(".", 1)[-1], {})
         for key, value in state.items():
             config.data.init_args[key] = value
 
