@@ -2,6 +2,8 @@
 
     .venv/bin/python -m benchmarks.parity            # the README's table
     .venv/bin/python -m benchmarks.parity --quick    # a smoke run
+    .venv/bin/python -m benchmarks.parity --threads 1 2          # at each intra-op thread count
+    python -m benchmarks.parity --accelerator gpu --bf16         # on a GPU, bf16 mixed precision
 
 (a) `raw_loop.raw_fit`: DataLoader, zero_grad, forward, loss, backward, clip, step, eval under no_grad.
 (b) `Trainer.fit` with logger, checkpointing, progress bar and callbacks off.
@@ -18,13 +20,13 @@ import itertools
 import os
 import statistics
 import tempfile
-import time
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 import lightning.pytorch as L
+import torch
 
-from benchmarks.raw_loop import raw_fit
+from benchmarks.raw_loop import raw_fit, tick
 from project.cli import build
 from project.registry import MODELS
 
@@ -91,20 +93,26 @@ class EpochClock(L.Callback):
         self.times: list[float] = []
 
     def on_train_epoch_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
-        self.times.append(time.perf_counter())
+        tick(self.times, pl_module.device)
 
     def on_fit_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
-        self.times.append(time.perf_counter())
+        tick(self.times, pl_module.device)
 
 
-def seconds_per_epoch(family: str, variant: str, sizes: list[str], epochs: int) -> float:
+def seconds_per_epoch(family: str, variant: str, sizes: list[str], epochs: int, gpu: bool, bf16: bool) -> float:
     """Median epoch time (training + validation) after the first: the steady state, not fit's start-up."""
     args = [*sizes, f"--trainer.max_epochs={epochs}"]
+    if gpu:
+        args += ["--trainer.accelerator=gpu", "--trainer.devices=1"]
+    if bf16:
+        args += ["--trainer.precision=bf16-mixed"]
     with silenced():
         cli = build(family, *args, *(BARE if variant != "c" else []))
         clock = EpochClock()
         if variant == "a":
-            raw_fit(cli.model, cli.datamodule, epochs, clip=cli.trainer.gradient_clip_val, clock=clock.times)
+            device = "cuda" if gpu else "cpu"
+            clip = cli.trainer.gradient_clip_val
+            raw_fit(cli.model, cli.datamodule, epochs, clip=clip, clock=clock.times, device=device, bf16=bf16)
         else:
             cli.trainer.callbacks.append(clock)
             cli.trainer.fit(cli.model, cli.datamodule)
@@ -118,20 +126,30 @@ def main() -> None:
     parser.add_argument("--families", nargs="+", default=list(MODELS))
     parser.add_argument("--reps", type=int, default=10)
     parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--threads", type=int, nargs="+", help="torch intra-op thread counts to compare")
+    parser.add_argument("--accelerator", choices=["cpu", "gpu"], default="cpu")
+    parser.add_argument("--bf16", action="store_true", help="bf16 mixed precision in all three")
     args = parser.parse_args()
     reps, epochs = (1, 2) if args.quick else (args.reps, args.epochs)
-    print("| family | (a) raw loop, s/epoch | (b) bare Trainer | (c) template defaults | b/a | c/a |")
-    print("|---|---|---|---|---|---|")
+    gpu = args.accelerator == "gpu"
+    where = torch.cuda.get_device_name() if gpu else f"CPU, {os.cpu_count()} cores"
+    print(f"torch {torch.__version__}, {where}, {'bf16-mixed' if args.bf16 else 'float32'}\n")
+    print("| family | threads | (a) raw loop, s/epoch | (b) bare Trainer | (c) template defaults | b/a | c/a |")
+    print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
         os.chdir(folder)  # (c) writes logs/ and data/ here
         for family in args.families:
-            sizes = (QUICK if args.quick else SIZES)[family]
-            seconds_per_epoch(family, "b", sizes, 1)  # warm-up: caches, imports, data generation
-            measure = functools.partial(seconds_per_epoch, family, sizes=sizes, epochs=epochs)
-            times = interleaved("abc", reps, measure)
-            a, b, c = (statistics.median(times[v]) for v in "abc")
-            b_a, c_a = paired_ratio(times, "b", "a"), paired_ratio(times, "c", "a")
-            print(f"| {family} | {a:.3f} | {b:.3f} | {c:.3f} | {b_a:.2f} | {c_a:.2f} |")
+            for threads in args.threads or [torch.get_num_threads()]:
+                torch.set_num_threads(threads)
+                sizes = (QUICK if args.quick else SIZES)[family]
+                measure = functools.partial(
+                    seconds_per_epoch, family, sizes=sizes, epochs=epochs, gpu=gpu, bf16=args.bf16
+                )
+                measure("b", epochs=1)  # warm-up: caches, imports, data generation, kernels
+                times = interleaved("abc", reps, measure)
+                a, b, c = (statistics.median(times[v]) for v in "abc")
+                b_a, c_a = paired_ratio(times, "b", "a"), paired_ratio(times, "c", "a")
+                print(f"| {family} | {threads} | {a:.3f} | {b:.3f} | {c:.3f} | {b_a:.2f} | {c_a:.2f} |", flush=True)
 
 
 if __name__ == "__main__":

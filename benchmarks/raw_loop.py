@@ -1,16 +1,26 @@
 """The training loop a careful practitioner writes without Lightning, for the parity benchmark and test.
 
 It does the same arithmetic as `Trainer.fit` on a `ClassificationModule`: same data order, same
-clipping, same schedule, evaluation in eval mode under no_grad.
+clipping, same schedule, evaluation in eval mode under no_grad; on a GPU, each batch moved there and
+the forward pass under bf16 autocast when asked, as Lightning's `bf16-mixed` does.
 """
 
+import contextlib
 import time
 
 import lightning.pytorch as L
 import torch
 import torch.nn.functional as F
+from lightning.fabric.utilities.apply_func import move_data_to_device
 
 from project.models.classifier import IGNORE, ClassificationModule
+
+
+def tick(clock: list[float], device: torch.device) -> None:
+    """A timestamp once the device has finished its queued work (CUDA kernels run asynchronously)."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    clock.append(time.perf_counter())
 
 
 def raw_fit(
@@ -19,20 +29,28 @@ def raw_fit(
     epochs: int,
     clip: float,
     clock: list[float] | None = None,
+    device: str = "cpu",
+    bf16: bool = False,
 ) -> float:
     """Train for `epochs`, evaluating after each; returns the last validation accuracy.
 
     `clock`, if given, gets `time.perf_counter()` at the start of each epoch and at the end.
     """
+    target_device = torch.device(device)
     datamodule.prepare_data()
     datamodule.setup("fit")
     train_loader, val_loader = datamodule.train_dataloader(), datamodule.val_dataloader()
+    model.to(target_device)
     optimizer = model.optimizer([p for p in model.parameters() if p.requires_grad])
     scheduler = model.scheduler(optimizer, epochs * len(train_loader)) if model.scheduler else None
+
+    def autocast() -> contextlib.AbstractContextManager:
+        return torch.autocast(target_device.type, dtype=torch.bfloat16) if bf16 else contextlib.nullcontext()
+
     accuracy = 0.0
     for epoch in range(epochs):
         if clock is not None:
-            clock.append(time.perf_counter())
+            tick(clock, target_device)
         model.train()
         # The sampler's order is a function of (seed, epoch), as DistributedSampler's: set the epoch, as Lightning does.
         sampler = getattr(train_loader.batch_sampler, "sampler", train_loader.sampler)
@@ -43,22 +61,24 @@ def raw_fit(
         # the epoch, which draws from the seeded generator once more than Lightning does when the batches
         # divide the data evenly, so from epoch 2 the data order would differ.
         for _ in range(len(train_loader)):
-            inputs, target, _ = model.unpack(next(batches))
+            inputs, target, _ = model.unpack(move_data_to_device(next(batches), target_device))
             optimizer.zero_grad()
-            loss = F.cross_entropy(model(*inputs), target, ignore_index=IGNORE)
+            with autocast():
+                loss = F.cross_entropy(model(*inputs), target, ignore_index=IGNORE)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
             optimizer.step()
             if scheduler is not None:
                 scheduler.step()
         model.eval()
-        correct = total = 0
+        correct = total = torch.zeros((), device=target_device)  # summed on the device: no sync per batch
         with torch.no_grad():
             for batch in val_loader:
-                inputs, target, _ = model.unpack(batch)
-                correct += int((model(*inputs).argmax(-1) == target).sum())
-                total += int(target.numel())
-        accuracy = correct / max(total, 1)
+                inputs, target, _ = model.unpack(move_data_to_device(batch, target_device))
+                with autocast():
+                    correct = correct + (model(*inputs).argmax(-1) == target).sum()
+                total = total + (target != IGNORE).sum()
+        accuracy = correct.item() / max(total.item(), 1)
     if clock is not None:
-        clock.append(time.perf_counter())
+        tick(clock, target_device)
     return accuracy
