@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The GPU figures in the README, in one run of a few minutes: the presets trained for real, cuDNN's
-# packed vs padded LSTM, and parity with a hand-written loop in bf16 and float32. Every part runs even
-# if one before it fails; each writes its table to RESULTS (default gpu-results/).
-#     bash benchmarks/gpu.sh [RESULTS]
+# The GPU figures in the README, in one run of about 10 minutes: the presets trained for real, cuDNN's
+# packed vs padded LSTM, parity with a hand-written loop in bf16 and float32, and what each default
+# costs. Every part runs even if one before it fails; each writes its output to RESULTS.
+#     bash benchmarks/gpu.sh [RESULTS]          # from the repository root; RESULTS: gpu-results/
+#     PYTHON=.venv/bin/python bash benchmarks/gpu.sh
 set -u
 results=${1:-gpu-results}
 mkdir -p "$results"

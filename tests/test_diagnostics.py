@@ -133,6 +133,13 @@ def test_nan_in_the_inputs_names_the_batch():
         fit(Tiny(MLP(), CLASSES), train=data(x=x, shuffle=False), diagnostics=Diagnostics(check_batches=1))
 
 
+def test_a_sparser_nan_check_still_stops_and_says_the_weights_diverged():
+    x = torch.randn(64, FEATURES)
+    x[20, 3] = float("nan")  # in batch 2, which a check every 3 steps skips
+    with pytest.raises(TrainingProblem, match=r"training batch 3 \(step 3\).*weights are already non-finite"):
+        fit(Tiny(MLP(), CLASSES), train=data(x=x, shuffle=False), diagnostics=Diagnostics(1, finite_check_every=3))
+
+
 class Boom(nn.Module):
     def forward(self, x):
         return x.abs().log() * 0 if self.training else x  # log(0) * 0 = NaN where x == 0

@@ -72,11 +72,13 @@ def test_padded_mode_refuses_a_bidirectional_lstm():
         LSTMEncoder(10, bidirectional=True, sequence_mode="padded")
 
 
-def test_auto_picks_padded_only_where_it_is_exact():
-    cpu, cuda = torch.device("cpu"), torch.device("cuda")
-    assert LSTMEncoder(10, sequence_mode="auto").mode_for(cpu) == "padded"
-    assert LSTMEncoder(10, sequence_mode="auto").mode_for(cuda) == "packed"
-    assert LSTMEncoder(10, bidirectional=True, sequence_mode="auto").mode_for(cpu) == "packed"
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_auto_picks_padded_only_where_it_is_exact(bidirectional):
+    auto = encoder("last", bidirectional, "auto")
+    assert auto.mode == ("packed" if bidirectional else "padded")
+    tokens = padded_batch(LENGTHS)
+    with torch.no_grad():
+        torch.testing.assert_close(auto(tokens, LENGTHS), encoder("last", bidirectional, "packed")(tokens, LENGTHS))
 
 
 def test_last_readout_of_a_bidirectional_lstm_joins_both_directions():

@@ -70,10 +70,15 @@ class ClassificationModule(L.LightningModule, ABC):
             self.net.features.eval()
 
         # Targets of IGNORE are not scored: nodes outside the stage's mask, for instance.
+        # validate_args off: torchmetrics' check calls torch.unique on the targets at every update, which on a
+        # GPU waits for the device (one sync per metric per step; 12 % of the CNN's bf16 epoch on an H200,
+        # benchmarks/ablation.py). The labels are checked anyway: the loss, computed first, refuses an
+        # out-of-range class, and the Diagnostics callback names it on the first batches.
+        scoring = {"ignore_index": IGNORE, "validate_args": False}
         metrics = MetricCollection(
             {
-                "acc": MulticlassAccuracy(num_classes, average="micro", ignore_index=IGNORE),
-                "f1": MulticlassF1Score(num_classes, average="macro", ignore_index=IGNORE),
+                "acc": MulticlassAccuracy(num_classes, average="micro", **scoring),
+                "f1": MulticlassF1Score(num_classes, average="macro", **scoring),
             }
         )
         self.train_metrics = metrics.clone(prefix="train/")
@@ -81,7 +86,7 @@ class ClassificationModule(L.LightningModule, ABC):
         self.test_metrics = metrics.clone(prefix="test/")
         self.val_acc_best = MaxMetric()
         # Drawn by the ConfusionMatrixImage callback; one bincount per validation batch.
-        self.val_confusion = MulticlassConfusionMatrix(num_classes, ignore_index=IGNORE)
+        self.val_confusion = MulticlassConfusionMatrix(num_classes, **scoring)
 
     @abstractmethod
     def unpack(self, batch: Any) -> tuple[tuple[Any, ...], torch.Tensor, int]:

@@ -20,8 +20,9 @@ class LSTMEncoder(nn.Module):
     - `packed`: `pack_padded_sequence` skips the padding; exact for every direction and readout.
     - `padded`: the LSTM runs over the padding too, and the readout gathers or masks by length.
       Exact only one-directional: a backward pass would start inside the padding.
-    `auto` takes `padded` where it is exact and on the CPU (faster there, see benchmarks/), else
-    `packed` (cuDNN runs packed sequences natively).
+    `auto` takes `padded` wherever it is exact (one direction), else `packed`: padded was the faster on
+    the CPU and, against the common belief that packing is what cuDNN wants, on an H200 too (1.0-5.7x,
+    README "Sequence modes"). Packing saves arithmetic but runs step by step over shrinking batches.
     """
 
     def __init__(
@@ -54,16 +55,17 @@ class LSTMEncoder(nn.Module):
         self.out_dim = hidden_size * (2 if bidirectional else 1)
         self.attention = AttentionPool(self.out_dim) if readout == "attention" else None
 
-    def mode_for(self, device: torch.device) -> Literal["packed", "padded"]:
+    @property
+    def mode(self) -> Literal["packed", "padded"]:
         if self.sequence_mode != "auto":
             return self.sequence_mode
-        return "padded" if device.type == "cpu" and not self.bidirectional else "packed"
+        return "packed" if self.bidirectional else "padded"
 
     def forward(self, tokens: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         if lengths.min() < 1:
             raise ValueError("every sequence needs at least one token: packing cannot take length 0")
         embedded = self.embedding(tokens)  # [batch, time, embedding_dim]
-        if self.mode_for(tokens.device) == "packed":
+        if self.mode == "packed":
             # lengths must live on the CPU even when the batch is on a GPU; Lightning moved them.
             packed = pack_padded_sequence(embedded, lengths.cpu(), batch_first=True, enforce_sorted=False)
             packed_out, (h_n, _) = self.lstm(packed)
