@@ -16,7 +16,6 @@ class SoftmaxCNN(SimpleCNN):
 class ColumnLabelShapes(ShapesDataModule):
     """Labels shaped [B, 1], as a dataset returning `[label]` gives them."""
 
-    def setup(self, stage: str | None = None) -> None:
-        super().setup(stage)
-        collate = torch.utils.data.default_collate
-        self.collate_fn = lambda samples: (lambda x, y: (x, y.unsqueeze(1)))(*collate(samples))
+    def collate_for(self, train: bool):
+        collate = super().collate_for(train)
+        return lambda samples: (lambda x, y: (x, y.unsqueeze(1)))(*collate(samples))

@@ -48,11 +48,20 @@ def test_augmentation_on_training_split_only(tmp_path):
     dm = ShapesDataModule(data_dir=str(tmp_path), num_train=32, num_val=32, num_test=32, batch_size=8)
     dm.prepare_data()
     dm.setup("fit")
-    train_views = torch.stack([dm.train_set[0][0] for _ in range(8)])
-    val_views = torch.stack([dm.val_set[0][0] for _ in range(8)])
+    train_views, _ = dm.collate_for(train=True)([dm.train_set[0]] * 8)  # one image 8 times, in one batch
+    val_views, _ = dm.collate_for(train=False)([dm.val_set[0]] * 8)
     assert not all(torch.equal(train_views[0], v) for v in train_views[1:])
     assert all(torch.equal(val_views[0], v) for v in val_views[1:])
     assert val_views.mean().abs() < 1  # normalised around 0
+    # Each view is the image shifted by at most crop_padding pixels, maybe mirrored: the centre survives.
+    plain = dm.collate_for(train=False)([dm.train_set[0]])[0][0]
+    for view in train_views:
+        assert any(
+            torch.equal(v[:, 2:-2, 2:-2], plain[:, 2 + dy : 30 + dy, 2 + dx : 30 + dx])
+            for v in (view, view.flip(-1))
+            for dy in range(-2, 3)
+            for dx in range(-2, 3)
+        )
 
 
 def test_loaders_shuffle_and_drop_last_for_training_only(tmp_path):
@@ -126,7 +135,7 @@ def test_image_folder_pixels_match_the_file(tmp_path):
     write_image_folder(tmp_path / "train", size=16)
     dm = ImageFolderDataModule(root=str(tmp_path / "train"), image_size=16, val_root=str(tmp_path / "train"))
     dm.setup("fit")
-    image, _ = dm.val_set[1]
+    image = dm.collate_for(train=False)([dm.val_set[1]])[0][0]
     path = dm.val_set.samples[1][0]
     expected = torch.from_numpy(np.array(Image.open(path).convert("RGB"))).permute(2, 0, 1) / 255
     assert torch.allclose(image, (expected - 0.5) / 0.5, atol=1e-6)
@@ -178,7 +187,7 @@ def test_validation_folder_with_an_unknown_class_is_refused(tmp_path):
 
 
 class Indexed(Dataset):
-    """The training set's (augmented image, label) with its index, to follow one sample across epochs."""
+    """The training set's images with their index as the label, to follow one sample across epochs."""
 
     def __init__(self, dataset: Dataset) -> None:
         self.dataset = dataset
@@ -186,8 +195,8 @@ class Indexed(Dataset):
     def __len__(self) -> int:
         return len(self.dataset)
 
-    def __getitem__(self, i: int) -> tuple[int, torch.Tensor]:
-        return i, self.dataset[i][0]
+    def __getitem__(self, i: int) -> tuple[torch.Tensor, int]:
+        return self.dataset[i][0], i
 
 
 def augmented_epochs(seed: int, epochs: int = 2) -> list[dict[int, torch.Tensor]]:
@@ -198,7 +207,7 @@ def augmented_epochs(seed: int, epochs: int = 2) -> list[dict[int, torch.Tensor]
     loader = data._loader(Indexed(data.train_set), train=True)  # the real loader: workers, shuffling
     seen = []
     for _ in range(epochs):
-        seen.append({int(i): image for index, images in loader for i, image in zip(index, images, strict=True)})
+        seen.append({int(i): image for images, index in loader for i, image in zip(index, images, strict=True)})
     return seen
 
 

@@ -70,9 +70,13 @@ class ClassificationDataModule(L.LightningDataModule):
             persistent_workers=self.num_workers > 0,
             # Page-locked memory only helps host-to-GPU copies; on the CPU it costs memory.
             pin_memory=self._on_gpu(),
-            collate_fn=self.collate_fn,
+            collate_fn=self.collate_for(train),
             generator=loader_generator(),
         )
+
+    def collate_for(self, train: bool) -> Callable[[list[Any]], Any] | None:
+        """How the loaders join samples into a batch; image modules augment there, for training only."""
+        return self.collate_fn
 
     def _sampler(self, dataset: Dataset, train: bool) -> Sampler[int]:
         """Training: a new order each epoch. Under DDP each process takes its share: evaluation in order,

@@ -48,13 +48,12 @@ def scan_image_folder(root: str | Path, classes: list[str] | None = None) -> tup
 class ImageFolderDataset(Dataset):
     """Keeps only paths; each `__getitem__` opens one image, so memory does not grow with the dataset.
 
-    Returns `(image, label)`: the image after `transform` (float `[3, S, S]`), or uint8 without one.
+    Returns `(image uint8 [3, S, S], label)`; the loaders' collate normalises and augments whole batches.
     """
 
-    def __init__(self, samples: list[Sample], image_size: int, transform=None) -> None:
+    def __init__(self, samples: list[Sample], image_size: int) -> None:
         self.samples = samples
         self.image_size = image_size
-        self.transform = transform
 
     def __len__(self) -> int:
         return len(self.samples)
@@ -68,4 +67,4 @@ class ImageFolderDataset(Dataset):
                 image = torch.from_numpy(np.array(img)).permute(2, 0, 1).contiguous()  # [3, S, S] uint8
         except (UnidentifiedImageError, OSError) as err:
             raise ValueError(f"{path}: not a readable image ({err}); remove or replace the file") from err
-        return (self.transform(image) if self.transform else image), label
+        return image, label

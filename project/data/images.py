@@ -5,25 +5,12 @@ import os
 from pathlib import Path
 
 import torch
-from torch.utils.data import Dataset
+from torch.utils.data import TensorDataset
 
 from project.data.base import ClassificationDataModule, ensure_writable_dir, seeded_split
 from project.data.image_folder import ImageFolderDataset, scan_image_folder
 from project.data.shapes import SHAPES, generate_shapes
-from project.data.transforms import ImageTransform
-
-
-class TransformedTensorDataset(Dataset):
-    """`(image uint8 [3, S, S], label)` pairs held in memory, transformed on access."""
-
-    def __init__(self, images: torch.Tensor, labels: torch.Tensor, transform: ImageTransform) -> None:
-        self.images, self.labels, self.transform = images, labels, transform
-
-    def __len__(self) -> int:
-        return len(self.labels)
-
-    def __getitem__(self, index: int) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.transform(self.images[index]), self.labels[index]
+from project.data.transforms import ImageCollate, ImageTransform
 
 
 class ShapesDataModule(ClassificationDataModule):
@@ -52,9 +39,11 @@ class ShapesDataModule(ClassificationDataModule):
         self.save_hyperparameters()
         self.data_dir = Path(data_dir)
         self.sizes = (num_train, num_val, num_test)
-        self.image_size, self.noise, self.seed, self.augment = image_size, noise, seed, augment
+        self.image_size, self.noise, self.seed = image_size, noise, seed
         self.num_classes = len(SHAPES)
         self.class_names = list(SHAPES)
+        self.train_collate = ImageCollate(ImageTransform(augment=augment))
+        self.eval_collate = ImageCollate(ImageTransform())
 
     @property
     def cache_path(self) -> Path:
@@ -77,11 +66,14 @@ class ShapesDataModule(ClassificationDataModule):
         data = torch.load(self.cache_path, weights_only=True)
         images, labels = data["images"], data["labels"]
         a, b, _ = self.sizes
-        plain = ImageTransform()
-        self.train_set = TransformedTensorDataset(images[:a], labels[:a], ImageTransform(augment=self.augment))
-        self.val_set = TransformedTensorDataset(images[a : a + b], labels[a : a + b], plain)
-        self.test_set = TransformedTensorDataset(images[a + b :], labels[a + b :], plain)
+        # uint8 samples; the loaders' collate normalises (and for training augments) each batch at once.
+        self.train_set = TensorDataset(images[:a], labels[:a])
+        self.val_set = TensorDataset(images[a : a + b], labels[a : a + b])
+        self.test_set = TensorDataset(images[a + b :], labels[a + b :])
         self.predict_set = self.test_set
+
+    def collate_for(self, train: bool) -> ImageCollate:
+        return self.train_collate if train else self.eval_collate
 
 
 class ImageFolderDataModule(ClassificationDataModule):
@@ -112,8 +104,8 @@ class ImageFolderDataModule(ClassificationDataModule):
         self.save_hyperparameters()
         self.roots = (root, val_root, test_root)
         self.val_fraction, self.seed, self.image_size = val_fraction, seed, image_size
-        self.train_transform = ImageTransform(mean, std, augment=augment)
-        self.eval_transform = ImageTransform(mean, std)
+        self.train_collate = ImageCollate(ImageTransform(mean, std, augment=augment))
+        self.eval_collate = ImageCollate(ImageTransform(mean, std))
         # Scanning is a directory listing: cheap, and the model needs num_classes before setup().
         self.class_names, self._samples = scan_image_folder(root)
         self.num_classes = len(self.class_names)
@@ -129,7 +121,11 @@ class ImageFolderDataModule(ClassificationDataModule):
         else:
             val = scan_image_folder(val_root, self.class_names)[1]
         test = scan_image_folder(test_root, self.class_names)[1] if test_root else val
-        self.train_set = ImageFolderDataset(train, self.image_size, self.train_transform)
-        self.val_set = ImageFolderDataset(val, self.image_size, self.eval_transform)
-        self.test_set = ImageFolderDataset(test, self.image_size, self.eval_transform)
+        # uint8 samples, decoded and resized; the loaders' collate normalises (and augments) each batch.
+        self.train_set = ImageFolderDataset(train, self.image_size)
+        self.val_set = ImageFolderDataset(val, self.image_size)
+        self.test_set = ImageFolderDataset(test, self.image_size)
         self.predict_set = self.test_set
+
+    def collate_for(self, train: bool) -> ImageCollate:
+        return self.train_collate if train else self.eval_collate
