@@ -21,8 +21,8 @@ class LSTMEncoder(nn.Module):
     - `padded`: the LSTM runs over the padding too, and the readout gathers or masks by length.
       Exact only one-directional: a backward pass would start inside the padding.
     `auto` takes `padded` wherever it is exact (one direction), else `packed`: padded was the faster on
-    the CPU and, against the common belief that packing is what cuDNN wants, on an H200 too (1.0-5.7x,
-    README "Sequence modes"). Packing saves arithmetic but runs step by step over shrinking batches.
+    the CPU and, against the common belief that packing is what cuDNN wants, on an H200 too (1.03-5.7x,
+    README "On a GPU"). Packing saves arithmetic but runs step by step over shrinking batches.
     """
 
     def __init__(
