@@ -86,7 +86,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="tiny sizes, for the test suite")
     parser.add_argument("--families", nargs="+", default=list(MODELS))
     parser.add_argument("--reps", type=int, default=4)
-    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--accelerator", choices=["cpu", "gpu"], default="cpu")
     parser.add_argument("--bf16", action="store_true", help="bf16 mixed precision")
     args = parser.parse_args()
