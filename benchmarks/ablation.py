@@ -22,7 +22,16 @@ import lightning.pytorch as L
 import torch
 from torchmetrics import Metric
 
-from benchmarks.parity import QUICK, SIZES, EpochClock, interleaved, paired_ratio, silenced
+from benchmarks.parity import (
+    QUICK,
+    SIZES,
+    EpochClock,
+    device_args,
+    interleaved,
+    paired_ratio,
+    silenced,
+    steady_epoch,
+)
 from project.cli import build
 from project.registry import MODELS
 
@@ -65,20 +74,14 @@ VARIANTS: dict[str, Callable[[L.Trainer, L.LightningModule], None] | None] = {
 
 
 def seconds_per_epoch(family: str, variant: str, sizes: list[str], epochs: int, gpu: bool, bf16: bool) -> float:
-    args = [*sizes, f"--trainer.max_epochs={epochs}"]
-    if gpu:
-        args += ["--trainer.accelerator=gpu", "--trainer.devices=1"]
-    if bf16:
-        args += ["--trainer.precision=bf16-mixed"]
     with silenced():
-        cli = build(family, *args)
+        cli = build(family, *sizes, f"--trainer.max_epochs={epochs}", *device_args(gpu, bf16))
         if (change := VARIANTS[variant]) is not None:
             change(cli.trainer, cli.model)
         clock = EpochClock()
         cli.trainer.callbacks.append(clock)
         cli.trainer.fit(cli.model, cli.datamodule)
-    durations = [end - start for start, end in zip(clock.times, clock.times[1:], strict=False)]
-    return statistics.median(durations[1:] or durations)
+    return steady_epoch(clock)
 
 
 def main() -> None:

@@ -105,13 +105,22 @@ class EpochClock(L.Callback):
         tick(self.times, pl_module.device)
 
 
-def seconds_per_epoch(family: str, variant: str, sizes: list[str], epochs: int, gpu: bool, bf16: bool) -> float:
+def device_args(gpu: bool, bf16: bool) -> list[str]:
+    """The Trainer settings for one GPU and for bf16 mixed precision, as command-line arguments."""
+    return [
+        *(["--trainer.accelerator=gpu", "--trainer.devices=1"] if gpu else []),
+        *(["--trainer.precision=bf16-mixed"] if bf16 else []),
+    ]
+
+
+def steady_epoch(clock: EpochClock) -> float:
     """Median epoch time (training + validation) after the first: the steady state, not fit's start-up."""
-    args = [*sizes, f"--trainer.max_epochs={epochs}"]
-    if gpu:
-        args += ["--trainer.accelerator=gpu", "--trainer.devices=1"]
-    if bf16:
-        args += ["--trainer.precision=bf16-mixed"]
+    durations = [end - start for start, end in itertools.pairwise(clock.times)]
+    return statistics.median(durations[1:] or durations)
+
+
+def seconds_per_epoch(family: str, variant: str, sizes: list[str], epochs: int, gpu: bool, bf16: bool) -> float:
+    args = [*sizes, f"--trainer.max_epochs={epochs}", *device_args(gpu, bf16)]
     with silenced():
         cli = build(family, *args, *(BARE if variant != "c" else []))
         clock = EpochClock()
@@ -122,8 +131,7 @@ def seconds_per_epoch(family: str, variant: str, sizes: list[str], epochs: int, 
         else:
             cli.trainer.callbacks.append(clock)
             cli.trainer.fit(cli.model, cli.datamodule)
-    durations = [end - start for start, end in itertools.pairwise(clock.times)]
-    return statistics.median(durations[1:] or durations)
+    return steady_epoch(clock)
 
 
 def main() -> None:
