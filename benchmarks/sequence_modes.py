@@ -14,7 +14,7 @@ import time
 
 import torch
 
-from project.data.sequence_batching import BucketBatchSampler, PadCollate, padding_fraction
+from project.data.text.batching import BucketBatchSampler, PadCollate, padding_fraction
 from project.nets.lstm import LSTMEncoder
 
 

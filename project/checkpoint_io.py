@@ -8,6 +8,7 @@ unsafe file instead of failing deep inside unpickling.
 
 import os
 import pickle
+import re
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -16,8 +17,10 @@ from typing import Any
 import torch
 from lightning.fabric.plugins.io.torch_io import TorchCheckpointIO
 
+from project.errors import UserError
 
-class CheckpointError(RuntimeError):
+
+class CheckpointError(UserError, RuntimeError):
     """A checkpoint that is cut short, not a checkpoint, or holds code: the message names the file."""
 
 
@@ -42,7 +45,11 @@ class AtomicCheckpointIO(TorchCheckpointIO):
     def load_checkpoint(
         self, path: Any, map_location: Callable | None = lambda storage, loc: storage, weights_only: bool | None = None
     ) -> dict[str, Any]:
-        # weights_only is always True here: a checkpoint of this project holds plain data only.
+        if weights_only is False:  # Lightning passes None unless a caller asks; never honour a request to unpickle code
+            raise CheckpointError(
+                f"refused to load {path} with weights_only=False: this project loads plain data only "
+                "(weights_only=True), and its own checkpoints never need more"
+            )
         return read_checkpoint(path, map_location=map_location)
 
 
@@ -67,10 +74,12 @@ def read_checkpoint(path: str | Path, map_location: Any = "cpu", mmap: bool = Fa
     try:
         return torch.load(path, map_location=map_location, weights_only=True, mmap=mmap)
     except pickle.UnpicklingError as err:
-        first_line = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        # torch's message goes on to advise weights_only=False, the one thing not to do: name the object only.
+        found = re.search(r"Unsupported global: GLOBAL (\S+)|Unsupported operand \d+", str(err))
+        culprit = f" ({found.group(1) or found.group(0)})" if found else ""
         raise CheckpointError(
-            f"refused to load {path}: it holds Python objects other than plain data, and unpickling them could run "
-            f"code ({first_line}). Load only checkpoints you trust; a project's own checkpoints never need this. "
+            f"refused to load {path}: it holds Python objects other than plain data{culprit}, and unpickling them "
+            "could run code. Load only checkpoints you trust; a project's own checkpoints never need this. "
             "To share weights, export them with `python -m project.export` (safetensors: no pickle at all)."
         ) from None
     except (RuntimeError, EOFError, zipfile.BadZipFile) as err:

@@ -13,17 +13,18 @@ import torch
 import yaml
 from jsonargparse import Namespace
 from lightning.pytorch import LightningDataModule, LightningModule, Trainer
-from lightning.pytorch.cli import LightningArgumentParser, LightningCLI, SaveConfigCallback
+from lightning.pytorch.cli import LightningArgumentParser, SaveConfigCallback
 
 from project.callbacks.log_file import log_to_console
 from project.checkpoint_io import CheckpointError, check_complete, find_last, newest_complete, read_checkpoint
+from project.compat import CheckpointCheckingCLI
 from project.registry import MODELS, describe_models
 
 SUBCOMMANDS = ("fit", "validate", "test", "predict")
 log = logging.getLogger(__name__)
 
 
-class ProjectCLI(LightningCLI):
+class ProjectCLI(CheckpointCheckingCLI):
     """LightningCLI that links what the data decides into the model, restores data state, and reports.
 
     Args:
@@ -41,12 +42,12 @@ class ProjectCLI(LightningCLI):
             for target in targets:
                 parser.link_arguments(f"data.{source}", f"model.init_args.{target}", apply_on="instantiate")
 
-    def _parse_ckpt_path(self) -> None:
+    def check_ckpt_path(self) -> None:
         """Check `--ckpt_path` before Lightning reads the model's hyperparameters from it.
 
         Resolves `last` across runs, names a cut-short or unsafe file (instead of a traceback from deep in
         unpickling), and refuses a checkpoint of another model class (Lightning would silently build
-        that class with this run's data). Overrides a private LightningCLI method of 2.6.
+        that class with this run's data).
         """
         subcommand = self.config.get("subcommand")
         config = self.config.get(subcommand) if subcommand else None
@@ -62,7 +63,6 @@ class ProjectCLI(LightningCLI):
                     f"{ckpt_path} holds a {trained.rsplit('.', 1)[-1]} ({trained}), but this command builds "
                     f"{wanted}: pass the --model of that family, or the checkpoint of this one"
                 )
-        super()._parse_ckpt_path()
 
     def before_instantiate_classes(self) -> None:
         """With `--ckpt_path`, build the DataModule from the state the checkpoint saved.
@@ -187,14 +187,36 @@ def expand_model_flag(args: Sequence[str]) -> list[str]:
     """
     args = list(args)
     name, index, span = find_model_flag(args)
-    if name is None or "." in name:
+    if name is None:
         return args
     if name not in MODELS:
-        print(f"error: unknown model {name!r}.\n{describe_models()}", file=sys.stderr)
-        raise SystemExit(2)
+        check_model_class_path(name)
+        return args
     del args[index : index + span]
     position = 1 if args and args[0] in SUBCOMMANDS else 0
     return [*args[:position], *MODELS[name].config_flags, *args[position:]]
+
+
+def check_model_class_path(value: str) -> None:
+    """Refuse a `--model` value that is neither a registered name nor an importable LightningModule class."""
+    if value.endswith((".yaml", ".yml", ".json")) or Path(value).is_file():
+        tried = f"{value!r} is a file, not a model: pass a config file with --config {value} (after --model NAME)"
+    elif "." not in value:
+        tried = f"unknown model {value!r}: not a registered name, and not a class path (no dot)"
+    else:
+        module, _, name = value.rpartition(".")
+        try:
+            found = getattr(importlib.import_module(module), name)
+        except ImportError as err:
+            tried = f"unknown model {value!r}: not a registered name, and its module {module!r} does not import ({err})"
+        except AttributeError:
+            tried = f"unknown model {value!r}: not a registered name, and module {module!r} has no {name!r}"
+        else:
+            if isinstance(found, type) and issubclass(found, LightningModule):
+                return
+            tried = f"unknown model {value!r}: not a registered name, and {value} is not a LightningModule class"
+    print(f"error: {tried}.\n{describe_models()}", file=sys.stderr)
+    raise SystemExit(2)
 
 
 def config_files(args: Sequence[str]) -> list[str]:

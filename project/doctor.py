@@ -18,6 +18,7 @@ from lightning.pytorch import Callback, LightningModule, Trainer
 from project.callbacks.diagnostics import CHECKS, Diagnostics
 from project.callbacks.training_checks import TrainingProblem, named_tensors
 from project.cli import compose
+from project.errors import reported
 from project.models.classifier import IGNORE
 
 OVERFIT_BATCHES = 2
@@ -173,4 +174,5 @@ def main(args: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with reported():
+        sys.exit(main())

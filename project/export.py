@@ -14,6 +14,7 @@ from safetensors.torch import load_file, save_file
 from torch import nn
 
 from project.checkpoint_io import read_checkpoint
+from project.errors import reported
 
 
 def export(checkpoint: str | Path, out: str | Path | None = None) -> Path:
@@ -47,4 +48,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with reported():
+        main()

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from project.cli import compose
+from project.errors import reported
 
 LR_FLAG = "--model.optimizer.init_args.lr"
 
@@ -107,4 +108,5 @@ def _without(args: Sequence[str], flag: str) -> list[str]:
 
 
 if __name__ == "__main__":
-    main()
+    with reported():
+        main()

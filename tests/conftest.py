@@ -1,5 +1,6 @@
 """Shared fixtures: every test runs in its own folder, and composes real configs shrunk to seconds."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -7,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from project.registry import MODELS
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # The model families this project has (a project generated without some has fewer).
 FAMILIES = list(MODELS)
@@ -45,10 +48,21 @@ def build_cnn():
     return _build
 
 
-def run(*args: str, cwd: Path) -> str:
-    """`python -m ARGS` in a subprocess, as a user types it; its stdout, or the failure with its stderr."""
-    result = subprocess.run(
-        [sys.executable, "-m", *args], cwd=cwd, capture_output=True, text=True, timeout=300, check=False
+def python_m(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`python -m ARGS` in a subprocess, as a user types it (`env` adds to this process's environment)."""
+    return subprocess.run(
+        [sys.executable, "-m", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},  # this project's package, from any folder
     )
+
+
+def run(*args: str, cwd: Path) -> str:
+    """`python -m ARGS` in a subprocess; its stdout, or the failure with its stderr."""
+    result = python_m(*args, cwd=cwd)
     assert result.returncode == 0, result.stderr[-3000:]
     return result.stdout

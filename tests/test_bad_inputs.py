@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 import torch
 
+from project.checkpoint_io import CheckpointError
 from project.cli import main
-from tests.conftest import FAMILIES
+from project.errors import UserError
+from tests.conftest import FAMILIES, python_m
 
 
 @dataclass
@@ -85,7 +87,7 @@ def text_cases() -> list[Case]:
         Case(
             "checkpoint of another vocabulary size",
             lambda tmp: cli("--model", "lstm", *TINY, *SMALL["lstm"], "--ckpt_path", str(tiny_lstm_checkpoint(tmp))),
-            ValueError,
+            CheckpointError,
             r"other_vocabulary\.ckpt does not fit this model .*embedding\.weight is \(7, 32\) in the checkpoint",
         ),
     ]
@@ -214,6 +216,18 @@ def cli_cases() -> list[Case]:
             r"unknown model 'transformer'",
         ),
         Case(
+            "a config file given as --model",
+            lambda tmp: cli("--model", str(written(tmp / "my_config.yaml", "trainer:\n  max_epochs: 1\n"))),
+            SystemExit,
+            r"my_config\.yaml' is a file, not a model: pass a config file with --config",
+        ),
+        Case(
+            "a --model class path that does not import",
+            lambda tmp: cli("--model", "my_project.models.Transformer"),
+            SystemExit,
+            r"its module 'my_project\.models' does not import .*\n.*Models \(--model NAME",
+        ),
+        Case(
             "checkpoint cut short",
             lambda tmp: cli(
                 "--model", FAMILIES[0], "--ckpt_path", str(written(tmp / "cut.ckpt", b"PK\x03\x04" + b"\x00" * 100))
@@ -243,12 +257,13 @@ def _foreign_checkpoint(tmp: Path) -> Path:
     return path
 
 
-CASES = [
-    *text_cases(),  # part: lstm
-    *image_cases(),  # part: cnn
-    *graph_cases(),  # part: gcn
-    *cli_cases(),
-]
+PARTS = {
+    "lstm": text_cases(),  # part: lstm
+    "cnn": image_cases(),  # part: cnn
+    "gcn": graph_cases(),  # part: gcn
+    "cli": cli_cases(),
+}
+CASES = [case for cases in PARTS.values() for case in cases]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
@@ -260,12 +275,61 @@ def test_bad_input_fails_clearly_and_changes_no_file(case, tmp_path, capsys):
     before = snapshot(tmp_path)
     with pytest.raises(case.error) as raised:
         action()
+    # Ours, not a library's: the command line shows it as one `error:` line (SystemExit: the parser already did).
+    assert isinstance(raised.value, (UserError, SystemExit)), type(raised.value)
     shown = str(raised.value) + capsys.readouterr().err
     assert re.search(case.message, shown, flags=re.S), shown[-2000:]
     after = snapshot(tmp_path)
     assert {p: h for p, h in after.items() if p in before} == before, "an existing file was changed or removed"
 
 
-def test_the_catalogue_counts(capsys):
-    """The README's reliability section quotes this count."""
-    assert len(CASES) >= 20
+def test_the_catalogue_covers_each_part():
+    """Every family this project has brings its own bad files, and the command line its own mistakes."""
+    assert all(len(cases) >= 4 for cases in PARTS.values()), {part: len(cases) for part, cases in PARTS.items()}
+
+
+COMMANDS = {  # one bad input per family, as a user types it: (files to write, arguments, what the error names)
+    "lstm": (
+        {"reviews.csv": "review,label\ngreat,pos\n"},
+        ["--data.train_path", "reviews.csv"],
+        r"reviews\.csv, line 1",
+    ),  # part: lstm
+    "cnn": (
+        {},
+        ["--data", "project.data.images.ImageFolderDataModule", "--data.root", "photos"],
+        r"'photos' does not",
+    ),  # part: cnn
+    "gcn": ({}, ["--data.source", "tu", "--data.name", "TOY", "--data.data_dir", "tu"], r"TOY_A\.txt"),  # part: gcn
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_user_error_is_a_short_message_at_the_command_line(family, tmp_path):
+    files, args, names = COMMANDS[family]
+    for name, content in files.items():
+        written(tmp_path / name, content)
+    result = python_m("project.fit", "--model", family, *args, cwd=tmp_path)
+    assert result.returncode == 2, result.stderr[-3000:]
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and re.search(names, errors[0]), result.stderr[-3000:]
+    assert "Traceback" not in result.stderr and len(result.stderr.splitlines()) <= 6, result.stderr
+
+
+@pytest.mark.slow
+def test_a_refused_checkpoint_is_one_line_and_the_traceback_is_there_when_asked(tmp_path):
+    bad = written(tmp_path / "cut.ckpt", b"PK\x03\x04" + b"\x00" * 100)
+    result = python_m("project", "validate", "--model", FAMILIES[0], "--ckpt_path", str(bad), cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert re.search(r"^error: checkpoint .*cut\.ckpt is incomplete", result.stderr, re.M), result.stderr
+    shown = python_m(
+        "project",
+        "validate",
+        "--model",
+        FAMILIES[0],
+        "--ckpt_path",
+        str(bad),
+        cwd=tmp_path,
+        env={"PROJECT_TRACEBACK": "1"},
+    )
+    assert shown.returncode == 1 and "Traceback" in shown.stderr and "CheckpointError" in shown.stderr

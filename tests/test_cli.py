@@ -22,7 +22,7 @@ def test_config_files_keep_command_line_order():
 
 
 def test_class_paths_and_nested_keys_pass_through():
-    args = ["fit", "--model", "my.pkg.Model", "--model.lr", "0.1"]
+    args = ["fit", "--model", "lightning.pytorch.demos.boring_classes.BoringModel", "--model.lr", "0.1"]
     assert expand_model_flag(args) == args
 
 

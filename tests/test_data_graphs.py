@@ -2,11 +2,12 @@ import pytest
 import torch
 from torch_geometric.data import Data
 
-from project.data.graph_checks import check_graph
-from project.data.graph_files import load_planetoid
 from project.data.graphs import GraphClassificationDataModule
-from project.data.nodes import NodeClassificationDataModule
-from project.data.synthetic_graphs import FAMILIES, structure_graphs
+from project.data.graphs.checks import check_graph
+from project.data.graphs.files import load_planetoid
+from project.data.graphs.node_level import NodeClassificationDataModule
+from project.data.graphs.synthetic import FAMILIES, structure_graphs
+from project.errors import ConfigError
 
 
 def test_structure_graphs_are_seeded_balanced_and_varied():
@@ -136,13 +137,13 @@ def test_full_batch_refuses_ddp_clearly():
 
     dm = NodeClassificationDataModule(source="karate")
     dm.trainer = SimpleNamespace(world_size=2)
-    with pytest.raises(RuntimeError, match="loader 'full' trains on the whole graph in one process"):
+    with pytest.raises(ConfigError, match="loader 'full' trains on the whole graph in one process"):
         dm.setup("fit")
 
 
 def test_neighbor_sampling_puts_seeds_first_and_caps_the_fan_in():
-    from project.data.neighbor_sampling import NeighborSampler
-    from project.data.synthetic_graphs import community_graph
+    from project.data.graphs.neighbor_sampling import NeighborSampler
+    from project.data.graphs.synthetic import community_graph
 
     graph = community_graph(500, p_in=0.05)
     original = set(map(tuple, graph.edge_index.t().tolist()))

@@ -9,8 +9,9 @@ from PIL import Image
 from torch.utils.data import Dataset
 
 from project.data.images import ImageFolderDataModule, ShapesDataModule
+from project.data.images.shapes import SHAPES, generate_shapes
 from project.data.sampling import EpochRandomSampler
-from project.data.shapes import SHAPES, generate_shapes
+from project.errors import DataError
 
 
 def test_shapes_are_deterministic_balanced_and_seeded():
@@ -96,7 +97,7 @@ def test_unwritable_data_dir_names_the_field(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     dm = ShapesDataModule(data_dir=str(blocker / "shapes"), num_train=8, num_val=8, num_test=8)
-    with pytest.raises(PermissionError, match=r"data.data_dir=.*a-file/shapes.*cannot be written"):
+    with pytest.raises(DataError, match=r"data.data_dir=.*a-file/shapes.*cannot be written"):
         dm.prepare_data()
     assert blocker.read_text() == "not a folder"
 

@@ -5,11 +5,11 @@ import torch
 from torch.utils.data import DistributedSampler, SequentialSampler
 
 from project.data.sampling import EpochRandomSampler
-from project.data.sequence_batching import BucketBatchSampler, PadCollate, padding_fraction
-from project.data.synthetic_text import MARKERS, generate_texts
 from project.data.text import TextClassificationDataModule
-from project.data.text_files import read_text_file
-from project.data.vocab import Vocabulary, tokenize
+from project.data.text.batching import BucketBatchSampler, PadCollate, padding_fraction
+from project.data.text.files import read_text_file
+from project.data.text.synthetic import MARKERS, generate_texts
+from project.data.text.vocab import Vocabulary, tokenize
 
 
 def test_synthetic_label_is_the_last_marker():

@@ -6,7 +6,7 @@ from pathlib import Path
 import torch
 
 from project.cli import build, main
-from project.data.synthetic_text import generate_texts
+from project.data.text.synthetic import generate_texts
 from tests.conftest import TINY
 
 SMALL_NET = ["--model.net.embedding_dim=8", "--model.net.hidden_size=16", "--model.net.num_layers=1"]

@@ -8,7 +8,7 @@ import lightning.pytorch as L
 import pytest
 import torch
 
-from project.checkpoint_io import CheckpointError, read_checkpoint
+from project.checkpoint_io import AtomicCheckpointIO, CheckpointError, read_checkpoint
 from project.cli import build, main
 from project.export import export, load_weights
 from tests.conftest import FAMILIES, SMALL, TINY
@@ -65,3 +65,13 @@ def test_exported_weights_load_without_pickle_into_a_fresh_model(tmp_path):
     assert not torch.equal(fresh(*inputs), trained)
     load_weights(fresh, out)
     torch.testing.assert_close(fresh(*inputs), trained, rtol=0, atol=0)
+
+
+def test_the_refusal_never_advises_unsafe_loading_and_the_io_refuses_weights_only_false(crafted):
+    path, marker = crafted
+    with pytest.raises(CheckpointError) as refused:
+        read_checkpoint(path)
+    assert "weights_only=False" not in str(refused.value) and "(getattr)" in str(refused.value)  # the culprit named
+    with pytest.raises(CheckpointError, match="weights_only=False"):
+        AtomicCheckpointIO().load_checkpoint(path, weights_only=False)
+    assert not marker.exists()

@@ -72,7 +72,7 @@ for name, acc in results.items():
 import matplotlib.pyplot as plt
 from torch.utils.data import BatchSampler, RandomSampler
 
-from project.data.sequence_batching import BucketBatchSampler, padding_fraction
+from project.data.text.batching import BucketBatchSampler, padding_fraction
 
 lengths = data.train_set.lengths
 indices = range(len(lengths))

@@ -59,7 +59,7 @@ import matplotlib.pyplot as plt
 from torch_geometric.data import Batch
 from torch_geometric.utils import to_dense_adj
 
-from project.data.synthetic_graphs import structure_graphs
+from project.data.graphs.synthetic import structure_graphs
 
 graphs = structure_graphs(3, min_nodes=10, max_nodes=20, seed=1)
 batch = Batch.from_data_list(graphs)

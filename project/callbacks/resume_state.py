@@ -8,6 +8,8 @@ import numpy as np
 import torch
 from lightning.pytorch.utilities import rank_zero_warn
 
+from project.compat import load_pending_loader_state
+
 
 class ResumeState(L.Callback):
     """Saves the Python, NumPy and torch (CPU and CUDA) RNG states of every rank; restores them at train
@@ -45,10 +47,7 @@ class ResumeState(L.Callback):
         self._to_restore = state_dict["ranks"]
 
     def on_train_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
-        loop = trainer.fit_loop
-        if loop._combined_loader_states_to_load:  # private: the workaround for #20550 above
-            loop._load_combined_loader_states()
-            iter(loop._data_fetcher)
+        load_pending_loader_state(trainer)  # Lightning-AI/pytorch-lightning#20550, above
         if self._to_restore is None:
             return
         ranks, self._to_restore = self._to_restore, None

@@ -10,6 +10,7 @@ from torch.utils.data import DataLoader, Dataset, DistributedSampler, Sampler, S
 from torchdata.stateful_dataloader import StatefulDataLoader
 
 from project.data.sampling import EpochRandomSampler, loader_generator
+from project.errors import DataError
 
 
 class ClassificationDataModule(L.LightningDataModule):
@@ -27,7 +28,7 @@ class ClassificationDataModule(L.LightningDataModule):
     def __init__(self, batch_size: int = 64, num_workers: int = 0) -> None:
         super().__init__()
         if batch_size < 1:
-            raise ValueError(f"data.batch_size must be >= 1, got {batch_size}")
+            raise DataError(f"data.batch_size must be >= 1, got {batch_size}")
         self.batch_size = batch_size
         self.num_workers = num_workers
         self.train_set: Dataset | None = None
@@ -38,7 +39,7 @@ class ClassificationDataModule(L.LightningDataModule):
     def train_dataloader(self) -> DataLoader:
         dataset = self._require(self.train_set, "train")
         if len(dataset) < self.batch_size:
-            raise ValueError(
+            raise DataError(
                 f"the training set has {len(dataset)} samples, fewer than data.batch_size={self.batch_size}; "
                 "with drop_last no batch would be left: lower --data.batch_size"
             )
@@ -95,7 +96,7 @@ class ClassificationDataModule(L.LightningDataModule):
         if dataset is None:
             raise RuntimeError(f"{type(self).__name__} has no {split} split: call setup() first")
         if len(dataset) == 0:
-            raise ValueError(f"{type(self).__name__}: the {split} split is empty")
+            raise DataError(f"{type(self).__name__}: the {split} split is empty")
         return dataset
 
 
@@ -118,7 +119,7 @@ def ensure_writable_dir(path: Path, field: str = "data.data_dir") -> Path:
         probe.touch()
         probe.unlink()
     except OSError as err:
-        raise PermissionError(
+        raise DataError(
             f"{field}={str(path)!r} cannot be written ({err.strerror}): pass a writable folder, "
             f"e.g. --{field} /tmp/data"
         ) from err

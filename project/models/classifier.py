@@ -1,5 +1,6 @@
 """The training system shared by the LSTM, CNN and GCN classifiers."""
 
+import contextlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -13,6 +14,10 @@ from torch.optim import Optimizer
 from torch.optim.lr_scheduler import LRScheduler
 from torchmetrics import MaxMetric, Metric, MetricCollection
 from torchmetrics.classification import MulticlassAccuracy, MulticlassConfusionMatrix, MulticlassF1Score
+
+from project.checkpoint_io import CheckpointError
+from project.compat import instantiated_by_cli, logs_this_step
+from project.errors import ConfigError
 
 IGNORE = -100  # a target that counts in neither the loss nor the metrics (cross_entropy's default)
 
@@ -56,7 +61,7 @@ class ClassificationModule(L.LightningModule, ABC):
         # Under LightningCLI this records the config (class paths), not the objects, so
         # `load_from_checkpoint(path)` alone rebuilds the network. Built in code, the objects are left
         # out: a class or a function in the checkpoint would make it unloadable with weights_only=True.
-        self.save_hyperparameters(ignore=None if _under_cli() else ["net", "optimizer", "scheduler"])
+        self.save_hyperparameters(ignore=None if instantiated_by_cli() else ["net", "optimizer", "scheduler"])
         self.net = net
         self.optimizer = optimizer
         self.scheduler = scheduler
@@ -114,10 +119,12 @@ class ClassificationModule(L.LightningModule, ABC):
         # so the checkpoints of a reloaded model rebuild alone too.
         saved = checkpoint.get("hyper_parameters", {})
         if problem := weights_mismatch(checkpoint.get("state_dict", {}), self.state_dict()):
-            source = getattr(self._trainer, "ckpt_path", None) or "the checkpoint"
+            source = "the checkpoint"
+            with contextlib.suppress(RuntimeError):  # no trainer: load_from_checkpoint
+                source = self.trainer.ckpt_path or source
             net = saved.get("net", {})
             trained_as = net.get("class_path", "another network") if isinstance(net, dict) else type(net).__name__
-            raise ValueError(
+            raise CheckpointError(
                 f"{source} does not fit this model ({type(self.net).__name__}): {problem}. It was trained as "
                 f"{trained_as}: build the same model (the same --model and the data it was trained on, which fixes "
                 "the vocabulary and the classes), or pick the checkpoint of this model."
@@ -139,7 +146,7 @@ class ClassificationModule(L.LightningModule, ABC):
         # Lightning about 0.3 ms, 2-7 % of a small model's step on the CPU (benchmarks/parity.py).
         # Lightning's own LearningRateMonitor asks the same question. Under DDP, sync_dist logs the mean
         # over all processes, not rank 0's alone: one small all-reduce on those steps, on every rank alike.
-        if self.trainer._logger_connector.should_update_logs or self.trainer.fast_dev_run:
+        if logs_this_step(self.trainer):
             self.log("train/loss", loss, prog_bar=True, batch_size=batch_size, sync_dist=True)
         return loss
 
@@ -186,7 +193,7 @@ class ClassificationModule(L.LightningModule, ABC):
             return optimizer
         total_steps = self.trainer.estimated_stepping_batches
         if total_steps == float("inf"):
-            raise ValueError("the LR schedule needs a finite run: set trainer.max_epochs or trainer.max_steps")
+            raise ConfigError("the LR schedule needs a finite run: set trainer.max_epochs or trainer.max_steps")
         scheduler = self.scheduler(optimizer, int(total_steps))
         return {"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler, "interval": "step"}}
 
@@ -208,10 +215,3 @@ def weights_mismatch(saved: dict[str, torch.Tensor], own: dict[str, torch.Tensor
     if shapes:
         problems.append("; ".join(shapes[:3]))
     return ", and ".join(problems) or None
-
-
-def _under_cli() -> bool:
-    """True while LightningCLI instantiates the module (it passes the config to save_hyperparameters)."""
-    from lightning.pytorch.core.mixins.hparams_mixin import _given_hyperparameters
-
-    return _given_hyperparameters.get() is not None

@@ -5,6 +5,8 @@ import math
 from torch.optim import Optimizer
 from torch.optim.lr_scheduler import LambdaLR
 
+from project.errors import ConfigError
+
 
 class WarmupCosineLR(LambdaLR):
     """LR rises linearly to the optimizer's LR over `warmup_steps`, then follows a cosine down to `min_lr`.
@@ -15,7 +17,7 @@ class WarmupCosineLR(LambdaLR):
 
     def __init__(self, optimizer: Optimizer, total_steps: int, warmup_steps: int = 0, min_lr: float = 0.0) -> None:
         if warmup_steps < 0 or min_lr < 0:
-            raise ValueError(f"warmup_steps ({warmup_steps}) and min_lr ({min_lr}) must be >= 0")
+            raise ConfigError(f"warmup_steps ({warmup_steps}) and min_lr ({min_lr}) must be >= 0")
         self.total_steps = max(int(total_steps), 1)
         self.warmup_steps = min(warmup_steps, self.total_steps)
         self.min_lr = min_lr

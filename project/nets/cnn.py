@@ -7,6 +7,7 @@ from typing import Literal
 import torch
 from torch import nn
 
+from project.errors import ConfigError
 from project.nets.init import init_weights
 
 ConvKind = Literal["standard", "grouped", "depthwise_separable"]
@@ -19,7 +20,7 @@ def make_conv(in_channels: int, out_channels: int, stride: int, kind: ConvKind, 
         return nn.Conv2d(in_channels, out_channels, 3, stride, padding=1, bias=False)
     if kind == "grouped":
         if in_channels % groups or out_channels % groups:
-            raise ValueError(
+            raise ConfigError(
                 f"conv 'grouped' needs channels divisible by groups={groups}, "
                 f"got {in_channels} -> {out_channels}: change `groups` or `channels`"
             )
@@ -30,7 +31,7 @@ def make_conv(in_channels: int, out_channels: int, stride: int, kind: ConvKind, 
             nn.Conv2d(in_channels, in_channels, 3, stride, padding=1, groups=in_channels, bias=False),
             nn.Conv2d(in_channels, out_channels, 1, bias=False),
         )
-    raise ValueError(f"unknown conv kind {kind!r}: use standard, grouped or depthwise_separable")
+    raise ConfigError(f"unknown conv kind {kind!r}: use standard, grouped or depthwise_separable")
 
 
 class ConvBlock(nn.Sequential):
@@ -58,7 +59,7 @@ def make_norm(channels: int, kind: NormKind, bn_momentum: float) -> nn.Module:
         return nn.BatchNorm2d(channels, momentum=bn_momentum)
     if kind == "group":
         return nn.GroupNorm(math.gcd(channels, 8), channels)
-    raise ValueError(f"unknown norm {kind!r}: use batch or group")
+    raise ConfigError(f"unknown norm {kind!r}: use batch or group")
 
 
 class SimpleCNN(nn.Module):

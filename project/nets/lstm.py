@@ -6,6 +6,7 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from project.errors import ConfigError, DataError
 from project.nets.init import init_weights
 from project.nets.sequence_pooling import AttentionPool, length_mask, masked_max, masked_mean
 
@@ -38,7 +39,7 @@ class LSTMEncoder(nn.Module):
     ) -> None:
         super().__init__()
         if sequence_mode == "padded" and bidirectional:
-            raise ValueError(
+            raise ConfigError(
                 "sequence_mode 'padded' is wrong for a bidirectional LSTM: its backward pass starts in the "
                 "padding. Use 'packed' or 'auto'."
             )
@@ -63,7 +64,7 @@ class LSTMEncoder(nn.Module):
 
     def forward(self, tokens: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         if lengths.min() < 1:
-            raise ValueError("every sequence needs at least one token: packing cannot take length 0")
+            raise DataError("every sequence needs at least one token: packing cannot take length 0")
         embedded = self.embedding(tokens)  # [batch, time, embedding_dim]
         if self.mode == "packed":
             # lengths must live on the CPU even when the batch is on a GPU; Lightning moved them.

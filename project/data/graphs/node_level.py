@@ -9,11 +9,12 @@ from torch_geometric.datasets import KarateClub
 from torchdata.stateful_dataloader import StatefulDataLoader
 
 from project.data.base import ClassificationDataModule
-from project.data.graph_checks import check_graph
-from project.data.graph_files import load_planetoid
-from project.data.neighbor_sampling import NeighborSampler
+from project.data.graphs.checks import check_graph
+from project.data.graphs.files import load_planetoid
+from project.data.graphs.neighbor_sampling import NeighborSampler
+from project.data.graphs.synthetic import community_graph
 from project.data.sampling import loader_generator
-from project.data.synthetic_graphs import community_graph
+from project.errors import ConfigError
 
 
 def _the_graph(items: list[Data]) -> Data:
@@ -77,7 +78,7 @@ class NodeClassificationDataModule(ClassificationDataModule):
 
     def setup(self, stage: str | None = None) -> None:
         if self.trainer is not None and self.trainer.world_size > 1 and self.loader == "full":
-            raise RuntimeError(
+            raise ConfigError(
                 "loader 'full' trains on the whole graph in one process; with DDP every process would "
                 "repeat the same step. Run it on one device (--trainer.devices 1)."
             )

@@ -8,9 +8,9 @@ import torch
 from torch.utils.data import TensorDataset
 
 from project.data.base import ClassificationDataModule, ensure_writable_dir, seeded_split
-from project.data.image_folder import ImageFolderDataset, scan_image_folder
-from project.data.shapes import SHAPES, generate_shapes
-from project.data.transforms import ImageCollate, ImageTransform
+from project.data.images.folder import ImageFolderDataset, scan_image_folder
+from project.data.images.shapes import SHAPES, generate_shapes
+from project.data.images.transforms import ImageCollate, ImageTransform
 
 
 class ShapesDataModule(ClassificationDataModule):

@@ -10,6 +10,8 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from project.errors import DataError, MissingDataError
+
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".txt": "lines"}
 
 
@@ -29,10 +31,10 @@ def read_text_file(path: str | Path, text_field: str = "text", label_field: str 
     path = Path(path)
     kind = FORMATS.get(path.suffix.lower())
     if kind is None:
-        raise ValueError(f"{path}: unknown format {path.suffix!r}; use one of {', '.join(FORMATS)}")
+        raise DataError(f"{path}: unknown format {path.suffix!r}; use one of {', '.join(FORMATS)}")
     content = _read_utf8(path)
     if not content.strip():
-        raise ValueError(f"{path}: the file is empty")
+        raise DataError(f"{path}: the file is empty")
     if kind == "lines":
         rows = [TextRow(text, None, i) for i, text in enumerate(content.splitlines(), start=1)]
     elif kind == "jsonl":
@@ -46,19 +48,19 @@ def read_text_file(path: str | Path, text_field: str = "text", label_field: str 
         )
     kept = [row for row in rows if row.text.strip()]
     if not kept:
-        raise ValueError(f"{path}: no rows with a text (a header alone?)")
+        raise DataError(f"{path}: no rows with a text (a header alone?)")
     return kept
 
 
 def _read_utf8(path: Path) -> str:
     if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such file")
+        raise MissingDataError(f"{path}: no such file")
     data = path.read_bytes()
     try:
         return data.decode("utf-8-sig")  # -sig: tolerate the byte-order mark that some editors write
     except UnicodeDecodeError as err:
         line = data[: err.start].count(b"\n") + 1
-        raise ValueError(f"{path}, line {line}: not UTF-8 ({err.reason}); convert the file to UTF-8") from err
+        raise DataError(f"{path}, line {line}: not UTF-8 ({err.reason}); convert the file to UTF-8") from err
 
 
 def _read_delimited(
@@ -70,7 +72,7 @@ def _read_delimited(
     wanted = [text_field] + ([label_field] if label_field else [])
     for field in wanted:
         if field not in columns:
-            raise ValueError(
+            raise DataError(
                 f"{path}, line 1: no column {field!r} (columns: {', '.join(columns)}); "
                 f"set data.text_field / data.label_field"
             )
@@ -78,7 +80,7 @@ def _read_delimited(
     start = reader.line_num + 1
     for values in reader:
         if values and len(values) != len(header):
-            raise ValueError(
+            raise DataError(
                 f"{path}, line {start}: {len(values)} fields where the header has {len(header)}; "
                 "quote texts that contain the delimiter"
             )
@@ -97,12 +99,12 @@ def _read_jsonl(path: Path, content: str, text_field: str, label_field: str | No
         try:
             record = json.loads(line)
         except json.JSONDecodeError as err:
-            raise ValueError(f"{path}, line {number}: not valid JSON ({err.msg})") from err
+            raise DataError(f"{path}, line {number}: not valid JSON ({err.msg})") from err
         if not isinstance(record, dict):
-            raise ValueError(f"{path}, line {number}: expected a JSON object, got {type(record).__name__}")
+            raise DataError(f"{path}, line {number}: expected a JSON object, got {type(record).__name__}")
         for field in [text_field] + ([label_field] if label_field else []):
             if field not in record:
-                raise ValueError(f"{path}, line {number}: no key {field!r} (keys: {', '.join(record)})")
+                raise DataError(f"{path}, line {number}: no key {field!r} (keys: {', '.join(record)})")
         label = str(record[label_field]).strip() if label_field else None
         rows.append(TextRow(str(record[text_field]), label, number))
     return rows

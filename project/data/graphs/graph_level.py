@@ -7,9 +7,10 @@ from torch_geometric.data import Data
 from torch_geometric.loader.dataloader import Collater
 
 from project.data.base import ClassificationDataModule, seeded_split
-from project.data.graph_checks import check_graph
-from project.data.graph_files import load_tu
-from project.data.synthetic_graphs import FAMILIES, structure_graphs
+from project.data.graphs.checks import check_graph
+from project.data.graphs.files import load_tu
+from project.data.graphs.synthetic import FAMILIES, structure_graphs
+from project.errors import DataError
 
 
 class GraphClassificationDataModule(ClassificationDataModule):
@@ -48,7 +49,7 @@ class GraphClassificationDataModule(ClassificationDataModule):
             graphs = [_with_features(g) for g in dataset]
             self.class_names = [str(c) for c in range(dataset.num_classes)]
         if not graphs:
-            raise ValueError(f"{source} {name if source == 'tu' else ''}: the dataset has no graphs")
+            raise DataError(f"{source} {name if source == 'tu' else ''}: the dataset has no graphs")
         # Known at init: the CLI links these into the model before setup().
         self.num_classes = len(self.class_names)
         self.num_features = graphs[0].num_node_features
@@ -62,7 +63,7 @@ class GraphClassificationDataModule(ClassificationDataModule):
         for i, graph in enumerate(self.graphs):
             check_graph(graph, f"graph {i}", self.num_classes)
             if graph.num_node_features != self.num_features:
-                raise ValueError(f"graph {i}: {graph.num_node_features} node features, graph 0 has {self.num_features}")
+                raise DataError(f"graph {i}: {graph.num_node_features} node features, graph 0 has {self.num_features}")
         val, test, train = seeded_split(len(self.graphs), self.fractions, self.seed)
         self.val_set, self.test_set, self.train_set = ([self.graphs[i] for i in ids] for ids in (val, test, train))
         self.predict_set = self.test_set

@@ -7,10 +7,11 @@ import torch
 from torch.utils.data import DataLoader, Dataset, Sampler
 
 from project.data.base import ClassificationDataModule, seeded_split
-from project.data.sequence_batching import BucketBatchSampler, PadCollate
-from project.data.synthetic_text import generate_texts
-from project.data.text_files import TextRow, read_text_file
-from project.data.vocab import Tokenizer, Vocabulary, tokenize
+from project.data.text.batching import BucketBatchSampler, PadCollate
+from project.data.text.files import TextRow, read_text_file
+from project.data.text.synthetic import generate_texts
+from project.data.text.vocab import Tokenizer, Vocabulary, tokenize
+from project.errors import DataError
 
 
 class TokenizedDataset(Dataset):
@@ -101,13 +102,13 @@ class TextClassificationDataModule(ClassificationDataModule):
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         if state["vocabulary"] != self.vocabulary.tokens or state["labels"] != self.class_names:
-            raise ValueError("the checkpoint's vocabulary or labels differ from this DataModule's")
+            raise DataError("the checkpoint's vocabulary or labels differ from this DataModule's")
 
     def setup(self, stage: str | None = None) -> None:
         if stage == "predict":
             path = self.paths["predict"]
             if path is None:
-                raise ValueError("predict needs --data.predict_path: a .txt with one text a line, or a CSV/TSV/JSONL")
+                raise DataError("predict needs --data.predict_path: a .txt with one text a line, or a CSV/TSV/JSONL")
             self.predict_set = self._encode(read_text_file(path, self.fields[0], label_field=None), path)
         elif self.train_set is None:
             splits = self._read_splits()
@@ -158,7 +159,7 @@ class TextClassificationDataModule(ClassificationDataModule):
         label_ids = {name: i for i, name in enumerate(self.class_names)}
         for row in rows:
             if row.label is not None and row.label not in label_ids:
-                raise ValueError(
+                raise DataError(
                     f"{source}, line {row.line}: label {row.label!r} never occurs in the training data "
                     f"(labels: {', '.join(self.class_names)})"
                 )

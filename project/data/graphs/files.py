@@ -8,6 +8,8 @@ from pathlib import Path
 
 from torch_geometric.datasets import Planetoid, TUDataset
 
+from project.errors import DataError, MissingDataError
+
 PLANETOID_PARTS = ("x", "tx", "allx", "y", "ty", "ally", "graph", "test.index")
 
 
@@ -16,7 +18,7 @@ def _require(folder: Path, processed: Path, files: list[str], where_from: str) -
         return  # PyG reads its processed cache and needs no raw file
     missing = [name for name in files if not (folder / name).is_file()]
     if missing:
-        raise FileNotFoundError(
+        raise MissingDataError(
             f"missing {', '.join(missing)} in {folder}/ (nothing can be downloaded here): "
             f"copy the raw files there, from {where_from}"
         )
@@ -42,7 +44,7 @@ def check_tu_files(raw: Path, name: str) -> None:
     for number, (source, target) in _integers(raw / f"{name}_A.txt", per_line=2):
         for node in (source, target):
             if not 1 <= node <= len(nodes):
-                raise ValueError(
+                raise DataError(
                     f"{raw / f'{name}_A.txt'}, line {number}: node {node}, but {name}_graph_indicator.txt lists "
                     f"{len(nodes)} nodes (ids 1..{len(nodes)})"
                 )
@@ -55,7 +57,7 @@ def _integers(path: Path, per_line: int) -> list[tuple[int, tuple[int, ...]]]:
             continue
         fields = [field.strip() for field in line.split(",")]
         if len(fields) != per_line or not all(field.lstrip("-").isdigit() for field in fields):
-            raise ValueError(f"{path}, line {number}: expected {per_line} comma-separated integer(s), got {line!r}")
+            raise DataError(f"{path}, line {number}: expected {per_line} comma-separated integer(s), got {line!r}")
         rows.append((number, tuple(int(field) for field in fields)))
     return rows
 

@@ -7,6 +7,8 @@ truncates the end away, answers from a distractor and fails.
 
 import random
 
+from project.errors import ConfigError
+
 MARKERS = ("alpha", "beta", "gamma", "delta")
 
 
@@ -15,7 +17,7 @@ def generate_texts(
 ) -> list[tuple[str, str]]:
     """`(text, label)` rows; lengths uniform in [min_length, max_length]; deterministic by seed."""
     if min_length < 4:
-        raise ValueError(f"min_length must be >= 4 (the marker sits among the last 3 words), got {min_length}")
+        raise ConfigError(f"min_length must be >= 4 (the marker sits among the last 3 words), got {min_length}")
     rng = random.Random(seed)
     fillers = [f"w{i}" for i in range(vocab_size)]
     rows = []

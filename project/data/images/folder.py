@@ -8,6 +8,8 @@ import torch
 from PIL import Image, ImageOps, UnidentifiedImageError
 from torch.utils.data import Dataset
 
+from project.errors import DataError, MissingDataError
+
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp"}
 
 Sample = tuple[Path, int]
@@ -21,12 +23,12 @@ def scan_image_folder(root: str | Path, classes: list[str] | None = None) -> tup
     """
     root = Path(root)
     if not root.is_dir():
-        raise FileNotFoundError(f"image folder {str(root)!r} does not exist: expected {root}/<class>/<image>.png")
+        raise MissingDataError(f"image folder {str(root)!r} does not exist: expected {root}/<class>/<image>.png")
     found = sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
     if not found:
-        raise ValueError(f"image folder {str(root)!r} has no class sub-folders: expected {root}/<class>/<image>.png")
+        raise DataError(f"image folder {str(root)!r} has no class sub-folders: expected {root}/<class>/<image>.png")
     if classes is not None and (unknown := sorted(set(found) - set(classes))):
-        raise ValueError(f"{root}: class folders {unknown} do not exist in the training folder {classes}")
+        raise DataError(f"{root}: class folders {unknown} do not exist in the training folder {classes}")
     classes = classes or found
 
     samples: list[Sample] = []
@@ -36,7 +38,7 @@ def scan_image_folder(root: str | Path, classes: list[str] | None = None) -> tup
         images = [p for p in files if p.suffix.lower() in IMAGE_SUFFIXES]
         skipped += [p for p in files if p.suffix.lower() not in IMAGE_SUFFIXES]
         if not images:
-            raise ValueError(f"class folder {str(root / name)!r} has no images ({', '.join(sorted(IMAGE_SUFFIXES))})")
+            raise DataError(f"class folder {str(root / name)!r} has no images ({', '.join(sorted(IMAGE_SUFFIXES))})")
         samples += [(p, classes.index(name)) for p in images]
     if skipped:
         warnings.warn(
@@ -66,5 +68,5 @@ class ImageFolderDataset(Dataset):
                 img = ImageOps.fit(img.convert("RGB"), (self.image_size, self.image_size))
                 image = torch.from_numpy(np.array(img)).permute(2, 0, 1).contiguous()  # [3, S, S] uint8
         except (UnidentifiedImageError, OSError) as err:
-            raise ValueError(f"{path}: not a readable image ({err}); remove or replace the file") from err
+            raise DataError(f"{path}: not a readable image ({err}); remove or replace the file") from err
         return image, label

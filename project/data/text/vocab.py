@@ -4,6 +4,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Literal
 
+from project.errors import ConfigError
+
 PAD, UNK = "<pad>", "<unk>"
 Tokenizer = Literal["whitespace", "char"]
 
@@ -14,7 +16,7 @@ def tokenize(text: str, tokenizer: Tokenizer) -> list[str]:
         return text.lower().split()
     if tokenizer == "char":
         return list(text)
-    raise ValueError(f"unknown tokenizer {tokenizer!r}: use whitespace or char")
+    raise ConfigError(f"unknown tokenizer {tokenizer!r}: use whitespace or char")
 
 
 class Vocabulary:
@@ -25,7 +27,7 @@ class Vocabulary:
 
     def __init__(self, tokens: list[str]) -> None:
         if tokens[:2] != [PAD, UNK]:
-            raise ValueError(f"a vocabulary starts with {PAD!r}, {UNK!r}; got {tokens[:2]}")
+            raise ConfigError(f"a vocabulary starts with {PAD!r}, {UNK!r}; got {tokens[:2]}")
         self.tokens = tokens
         self.index = {token: i for i, token in enumerate(tokens)}
 

@@ -1,0 +1,74 @@
+"""The only module that reaches inside Lightning (2.6). Each workaround names the behaviour it needs and
+why no public API gives it; tests/test_compat.py fails with the name of the one a Lightning upgrade broke.
+
+`PRIVATE_NAMES` lists every private Lightning name used here; a test checks that no other module of
+the package touches a private Lightning name.
+"""
+
+from typing import Any
+
+import lightning.pytorch as L
+from lightning.pytorch.cli import LightningCLI
+
+PRIVATE_NAMES = (
+    "LightningCLI._parse_ckpt_path",
+    "lightning.pytorch.core.mixins.hparams_mixin._given_hyperparameters",
+    "_FitLoop._combined_loader_states_to_load",
+    "_FitLoop._load_combined_loader_states",
+    "_FitLoop._data_fetcher",
+)
+
+
+class CheckpointCheckingCLI(LightningCLI):
+    """LightningCLI with a hook, `check_ckpt_path`, between parsing and LightningCLI's own read of `--ckpt_path`.
+
+    LightningCLI 2.6 reads the checkpoint's hyperparameters with `torch.load` in the private
+    `_parse_ckpt_path`, before any public hook (`before_instantiate_classes` comes after). A cut-short
+    file then fails deep in unpickling, and a checkpoint of another model class silently rebuilds that
+    class. Overriding the private method is the only way in.
+    """
+
+    def check_ckpt_path(self) -> None:
+        """Resolve and check `--ckpt_path` in `self.config`; raise to refuse it."""
+
+    def _parse_ckpt_path(self) -> None:
+        self.check_ckpt_path()
+        super()._parse_ckpt_path()
+
+
+def instantiated_by_cli() -> bool:
+    """True while LightningCLI instantiates a LightningModule (inside `save_hyperparameters`' context).
+
+    Under LightningCLI, `save_hyperparameters` records the config (class paths), so a checkpoint
+    rebuilds the network alone; built in code, the objects must be left out of it. Lightning marks the
+    CLI's instantiation only with the private context variable `_given_hyperparameters`.
+    """
+    from lightning.pytorch.core.mixins.hparams_mixin import _given_hyperparameters
+
+    return _given_hyperparameters.get() is not None
+
+
+def load_pending_loader_state(trainer: L.Trainer) -> bool:
+    """Give the training loader the position saved in the checkpoint, if Lightning left it pending.
+
+    Lightning-AI/pytorch-lightning#20550 (open in 2.6): when `configure_optimizers` calls
+    `trainer.estimated_stepping_batches` (our schedulers do), the loader is built before the checkpoint
+    is read and never given its saved state, so a mid-epoch resume would replay the epoch from its
+    start. The state is still pending in the fit loop: load it and make the loader's iterator anew.
+    Returns whether there was one.
+    """
+    loop: Any = trainer.fit_loop
+    if not loop._combined_loader_states_to_load:
+        return False
+    loop._load_combined_loader_states()
+    iter(loop._data_fetcher)
+    return True
+
+
+def logs_this_step(trainer: L.Trainer) -> bool:
+    """Whether the logger writes on the coming training step: public API only, as Lightning decides it
+    (every `log_every_n_steps` optimizer steps, and on the last step before a stop)."""
+    every = trainer.log_every_n_steps
+    if trainer.fast_dev_run:
+        return True
+    return every > 0 and ((trainer.global_step + 1) % every == 0 or trainer.should_stop)

@@ -1,0 +1,57 @@
+"""User errors: bad data, a bad config value, a bad checkpoint. At the command line each is one line.
+
+`python -m project...` prints a UserError as `error: <what, where, the fix>` on stderr and exits with
+its code (2 for input and usage errors), however deep it was raised: jsonargparse wraps the errors of
+a class it instantiates in its own, and `user_error` finds ours in the chain of causes. Any other
+exception is a bug and keeps its traceback. `PROJECT_TRACEBACK=1` shows the traceback of a user error too.
+"""
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+TRACEBACK_VARIABLE = "PROJECT_TRACEBACK"
+
+
+class UserError(Exception):
+    """Something the user can fix; the message names the file, line or field, and the fix."""
+
+    exit_code = 2
+
+
+class DataError(UserError, ValueError):
+    """A data file or data argument that cannot be used: a missing column, a malformed row, an unseen label."""
+
+
+class MissingDataError(UserError, FileNotFoundError):
+    """A file or folder the run needs is not there (nothing is downloaded: the message says where it goes)."""
+
+
+class ConfigError(UserError, ValueError):
+    """A config value that parses but cannot work (an unknown choice, an impossible combination)."""
+
+
+def user_error(err: BaseException) -> UserError | None:
+    """The UserError that caused `err` (itself, or one in its chain of causes), if any."""
+    seen: set[int] = set()
+    current: BaseException | None = err
+    while current is not None and id(current) not in seen:
+        if isinstance(current, UserError):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+@contextmanager
+def reported() -> Iterator[None]:
+    """Turn a user error into `error: ...` on stderr and its exit code; let every other exception through."""
+    try:
+        yield
+    except Exception as err:
+        found = user_error(err)
+        if found is None or os.environ.get(TRACEBACK_VARIABLE, "") not in ("", "0"):
+            raise
+        print(f"error: {found}\n(set {TRACEBACK_VARIABLE}=1 for the traceback)", file=sys.stderr)
+        raise SystemExit(found.exit_code) from None
