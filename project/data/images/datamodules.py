@@ -13,7 +13,22 @@ from project.data.images.shapes import SHAPES, generate_shapes
 from project.data.images.transforms import ImageCollate, ImageTransform
 
 
-class ShapesDataModule(ClassificationDataModule):
+class ImageDataModule(ClassificationDataModule):
+    """What the image DataModules share: training batches augmented, except under `overfit_batches`.
+
+    `--trainer.overfit_batches N` (presets/overfit.yaml) means N fixed batches to memorise; random crops
+    and flips would make them new batches every epoch, so they are left out there.
+    """
+
+    train_collate: ImageCollate
+    eval_collate: ImageCollate
+
+    def collate_for(self, train: bool) -> ImageCollate:
+        fixed = self.trainer is not None and bool(self.trainer.overfit_batches)
+        return self.train_collate if train and not fixed else self.eval_collate
+
+
+class ShapesDataModule(ImageDataModule):
     """Generated shapes (circle, square, triangle, cross), made once in `prepare_data` and cached in `data_dir`.
 
     Args:
@@ -72,11 +87,8 @@ class ShapesDataModule(ClassificationDataModule):
         self.test_set = TensorDataset(images[a + b :], labels[a + b :])
         self.predict_set = self.test_set
 
-    def collate_for(self, train: bool) -> ImageCollate:
-        return self.train_collate if train else self.eval_collate
 
-
-class ImageFolderDataModule(ClassificationDataModule):
+class ImageFolderDataModule(ImageDataModule):
     """Images in `root/<class>/*.png|jpg|…`. Validation comes from `val_root`, or a seeded split of `root`.
 
     Args:
@@ -126,6 +138,3 @@ class ImageFolderDataModule(ClassificationDataModule):
         self.val_set = ImageFolderDataset(val, self.image_size)
         self.test_set = ImageFolderDataset(test, self.image_size)
         self.predict_set = self.test_set
-
-    def collate_for(self, train: bool) -> ImageCollate:
-        return self.train_collate if train else self.eval_collate
