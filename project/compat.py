@@ -8,9 +8,14 @@ the package touches a private Lightning name.
 from typing import Any
 
 import lightning.pytorch as L
+from lightning.pytorch.callbacks import ModelCheckpoint
 from lightning.pytorch.cli import LightningCLI
 
 PRIVATE_NAMES = (
+    "ModelCheckpoint._should_save_on_train_epoch_end",
+    "ModelCheckpoint._should_skip_saving_checkpoint",
+    "ModelCheckpoint._save_last_checkpoint",
+    "ModelCheckpoint._monitor_candidates",
     "LightningCLI._parse_ckpt_path",
     "lightning.pytorch.core.mixins.hparams_mixin._given_hyperparameters",
     "_FitLoop._combined_loader_states_to_load",
@@ -34,6 +39,31 @@ class CheckpointCheckingCLI(LightningCLI):
     def _parse_ckpt_path(self) -> None:
         self.check_ckpt_path()
         super()._parse_ckpt_path()
+
+
+class LastAfterEveryEpoch(ModelCheckpoint):
+    """ModelCheckpoint whose `save_last` writes `last.ckpt` at the end of every epoch, as before Lightning 2.6.
+
+    Lightning 2.6 writes `last.ckpt` at an epoch's end only when a top-k checkpoint was saved at the same
+    step: with `save_top_k: 1`, an epoch that does not improve the monitored metric leaves `last.ckpt`
+    at the best epoch, and `--ckpt_path last` would then resume from there, losing the epochs after it.
+    After Lightning's own epoch-end save, this saves `last.ckpt` if nothing was saved at this step.
+    """
+
+    def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        super().on_train_epoch_end(trainer, pl_module)
+        if self._should_save_on_train_epoch_end(trainer):
+            self._save_last_if_missed(trainer)
+
+    def on_validation_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        super().on_validation_end(trainer, pl_module)
+        if not self._should_save_on_train_epoch_end(trainer):
+            self._save_last_if_missed(trainer)
+
+    def _save_last_if_missed(self, trainer: L.Trainer) -> None:
+        # Skipped under fast_dev_run, outside fit, in the sanity check, and when this step was saved already.
+        if self.save_last and not self._should_skip_saving_checkpoint(trainer):
+            self._save_last_checkpoint(trainer, self._monitor_candidates(trainer))
 
 
 def instantiated_by_cli() -> bool:

@@ -35,15 +35,14 @@ def _run_in_tmp(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
 
 
-# part: cnn
 @pytest.fixture
-def build_cnn():
-    """`build_cnn(*overrides)`: the CNN config on small data, as `project.fit --model cnn` would build it."""
+def build_small():
+    """`build_small(*overrides)`: the first family's config on small data, as `project.fit` would build it."""
 
     from project.cli import build
 
     def _build(*overrides: str):
-        return build("cnn", *TINY, "--data.num_train=512", "--data.num_val=256", "--data.num_test=256", *overrides)
+        return build(FAMILIES[0], *TINY, *SMALL[FAMILIES[0]], *overrides)
 
     return _build
 

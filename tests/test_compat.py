@@ -8,6 +8,7 @@ from pathlib import Path
 import lightning.pytorch as L
 import pytest
 import torch
+from lightning.pytorch.callbacks import ModelCheckpoint
 from lightning.pytorch.cli import LightningCLI
 from lightning.pytorch.loops import _FitLoop
 
@@ -21,7 +22,7 @@ PACKAGE = Path(compat.__file__).resolve().parent
 @pytest.mark.parametrize("dotted", compat.PRIVATE_NAMES)
 def test_every_private_name_the_compat_module_uses_still_exists(dotted):
     owner, _, name = dotted.rpartition(".")
-    found = {"LightningCLI": LightningCLI, "_FitLoop": _FitLoop}.get(owner)
+    found = {"LightningCLI": LightningCLI, "_FitLoop": _FitLoop, "ModelCheckpoint": ModelCheckpoint}.get(owner)
     if found is None:
         found = importlib.import_module(owner)
     if isinstance(found, type) and not hasattr(found, name):  # instance attributes: look in __init__
@@ -75,6 +76,44 @@ def test_the_public_logging_gate_agrees_with_lightnings_private_one():
     trainer.fit(Probe(), data)
     assert [ours for ours, _ in seen] == [theirs for _, theirs in seen]
     assert sum(ours for ours, _ in seen) == 4  # steps 5, 10, 15, 20
+
+
+class Stalled(L.LightningModule):
+    """Validation reports the same score every epoch: only the first epoch is a "best" one."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.layer = torch.nn.Linear(2, 1)
+
+    def training_step(self, batch, batch_idx):
+        return self.layer(batch[0]).pow(2).mean()
+
+    def validation_step(self, batch, batch_idx):
+        self.log("score", 0.5)
+
+    def configure_optimizers(self):
+        return torch.optim.SGD(self.parameters(), lr=0.1)
+
+
+@pytest.mark.parametrize("with_validation", [True, False])
+def test_last_ckpt_holds_the_final_epoch_even_when_the_metric_stalls(tmp_path, with_validation):
+    from project.callbacks.checkpoint import Checkpoint
+
+    data = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(16, 2)), batch_size=4)
+    kept = Checkpoint(dirpath=tmp_path, monitor="score" if with_validation else None, mode="max", save_last=True)
+    plain = ModelCheckpoint(dirpath=tmp_path / "plain", monitor="score", mode="max", save_last=True)
+    trainer = L.Trainer(
+        max_epochs=3,
+        callbacks=[kept, plain] if with_validation else [kept],
+        logger=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        num_sanity_val_steps=0,
+    )
+    trainer.fit(Stalled(), data, data if with_validation else None)
+    assert torch.load(tmp_path / "last.ckpt", weights_only=True)["global_step"] == trainer.global_step == 12
+    if with_validation:  # the control: Lightning's own callback leaves last.ckpt at the first, best epoch
+        assert torch.load(tmp_path / "plain" / "last.ckpt", weights_only=True)["global_step"] == 4
 
 
 def private_lightning_accesses(path: Path, defined: set[str]) -> list[str]:

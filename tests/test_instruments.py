@@ -8,15 +8,15 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 from project import lr_find
 from project.registry import CONFIG_DIR
-from tests.conftest import TINY
+from tests.conftest import FAMILIES, SMALL, TINY
 
 
-def test_a_run_leaves_its_log_histograms_confusion_matrix_and_hparams(build_cnn):
-    cli = build_cnn("--trainer.max_epochs=1")
+def test_a_run_leaves_its_log_histograms_confusion_matrix_and_hparams(build_small):
+    cli = build_small("--trainer.max_epochs=1")
     cli.trainer.fit(cli.model, datamodule=cli.datamodule)
     run = Path(cli.trainer.log_dir)
     log = (run / "train.log").read_text()
-    assert re.search(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ INFO .*Receptive field of the last conv layer", log, re.M)
+    assert re.search(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ INFO ", log, re.M)  # timestamped lines
     events = EventAccumulator(str(run), size_guidance={"images": 0, "histograms": 0})
     events.Reload()
     tags = events.Tags()
@@ -30,18 +30,18 @@ def test_a_run_leaves_its_log_histograms_confusion_matrix_and_hparams(build_cnn)
 
 
 def test_lr_find_saves_the_plot_and_prints_the_command(capsys):
-    lr_find.main(["--model", "cnn", *TINY, "--data.num_train=512", "--data.num_val=64", "--num_training=40"])
+    lr_find.main(["--model", FAMILIES[0], *TINY, *SMALL[FAMILIES[0]], "--num_training=40"])
     out = capsys.readouterr().out
     png = Path(re.search(r"loss vs LR plot: (\S+)", out).group(1))
     with Image.open(png) as image:
         assert image.format == "PNG" and image.size[0] > 300
     assert "suggested LR" in out or "no suggestion" in out
     if "suggested LR" in out:
-        assert "python -m project.fit --model cnn" in out and "--model.optimizer.init_args.lr" in out
+        assert f"python -m project.fit --model {FAMILIES[0]}" in out and "--model.optimizer.init_args.lr" in out
 
 
-def test_torch_profile_preset_writes_a_trace_and_prints_operators_by_self_time(build_cnn, capfd, caplog):
-    cli = build_cnn(f"--config={CONFIG_DIR / 'presets' / 'torch_profile.yaml'}")
+def test_torch_profile_preset_writes_a_trace_and_prints_operators_by_self_time(build_small, capfd, caplog):
+    cli = build_small(f"--config={CONFIG_DIR / 'presets' / 'torch_profile.yaml'}")
     cli.trainer.fit(cli.model, datamodule=cli.datamodule)
     assert list(Path(cli.trainer.log_dir).glob("*.pt.trace.json"))
     out = "".join(capfd.readouterr()) + caplog.text  # Lightning logs the table

@@ -1,11 +1,13 @@
-"""Lightning's ModelCheckpoint, less one surprise."""
+"""Lightning's ModelCheckpoint, less two surprises."""
 
 from lightning.pytorch import LightningModule, Trainer
-from lightning.pytorch.callbacks import ModelCheckpoint
+
+from project.compat import LastAfterEveryEpoch
 
 
-class Checkpoint(ModelCheckpoint):
-    """ModelCheckpoint that honours `fast_dev_run` at the end of training too.
+class Checkpoint(LastAfterEveryEpoch):
+    """ModelCheckpoint whose `last.ckpt` is the latest epoch (see LastAfterEveryEpoch), and that honours
+    `fast_dev_run` at the end of training too.
 
     Lightning 2.6's `on_train_end` writes `last.ckpt` even under `fast_dev_run`, and with the logger
     disabled it lands in `./checkpoints/` of whatever folder the command ran in.

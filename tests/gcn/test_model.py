@@ -7,7 +7,7 @@ import torch.nn.functional as F
 from project.cli import build
 from project.registry import MODELS
 from tests.conftest import TINY
-from tests.test_data_graphs import write_tu
+from tests.gcn.test_data import write_tu
 
 
 @pytest.mark.slow

@@ -35,7 +35,7 @@ class PlainModule(L.LightningModule):
 
 
 def test_a_plain_lightning_module_runs_without_links():
-    cli = build("tests.test_cli_cnn.PlainModule", "--model.width=5", *_shapes_data())
+    cli = build("tests.cnn.test_cli.PlainModule", "--model.width=5", *_shapes_data())
     assert cli.model.layer.in_features == 5
 
 

@@ -21,11 +21,11 @@ def test_the_default_cnn_is_healthy(capsys):
     ("broken", "row"),
     [
         (
-            ["--model.net", "tests.broken.SoftmaxCNN"],
+            ["--model.net", "tests.cnn.broken.SoftmaxCNN"],
             "| logits | WARNING | the network's outputs look like probabilities",
         ),
         (
-            ["--data", "tests.broken.ColumnLabelShapes"],
+            ["--data", "tests.cnn.broken.ColumnLabelShapes"],
             "| labels | ERROR | validation batch 0: labels have shape [64, 1]",
         ),
     ],

@@ -1,0 +1,39 @@
+"""What only the CNN family has: image folders through the config, a compiled network."""
+
+import pytest
+import torch
+
+from project.models.image import ImageClassifier
+from tests.conftest import TINY
+
+
+def test_an_image_folder_trains_through_the_config(tmp_path):
+    from project.cli import build
+    from tests.cnn.test_data import write_image_folder
+
+    write_image_folder(tmp_path / "pets")  # two classes
+    cli = build(
+        "cnn",
+        *TINY,
+        "--data=project.data.images.ImageFolderDataModule",
+        f"--data.root={tmp_path / 'pets'}",
+        "--data.image_size=24",
+        "--data.batch_size=4",
+        "--trainer.max_steps=2",
+    )
+    assert cli.model.net.head[-1].out_features == 2  # linked from the folder's class count
+    cli.trainer.fit(cli.model, cli.datamodule)
+    assert cli.trainer.global_step == 2
+
+
+@pytest.mark.slow
+def test_compiled_network_keeps_its_checkpoint_keys_and_outputs():
+    from project.nets.cnn import SimpleCNN
+
+    torch.manual_seed(0)
+    eager = ImageClassifier(SimpleCNN(4), num_classes=4).eval()
+    compiled = ImageClassifier(SimpleCNN(4), num_classes=4, compile_net=True).eval()
+    compiled.load_state_dict(eager.state_dict())  # same keys: no `_orig_mod.` prefix
+    images = torch.randn(8, 3, 32, 32)
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(images), eager(images), atol=1e-5, rtol=1e-5)
