@@ -1,9 +1,10 @@
 """Runs inside the newly generated project: names it, and keeps only the parts that were chosen.
 
-An excluded part (a model family, or the notebooks) takes its files with it (FILES), and every line
-or statement the template marks `# part: NAME`: a line ending in the marker goes (with the lines its
-brackets span), a marker alone on a line takes the statement below it. The markers of the parts kept
-are removed too.
+parts.yaml says what belongs to each part (a model family, the notebooks, the CI workflow): an excluded
+part takes its folders and files, its notebooks and its dependencies with it, and every line or
+statement the template marks `# part: NAME` in the files the parts share: a line ending in the marker
+goes (with the lines its brackets span), a marker alone on a line takes the statement below it. The
+markers of the parts kept are removed too.
 """
 
 import ast
@@ -11,6 +12,8 @@ import json
 import re
 import shutil
 from pathlib import Path
+
+import yaml  # cookiecutter's own dependency
 
 # fmt: off
 # Single-quoted: jsonify writes a double-quoted JSON string into each.
@@ -26,71 +29,8 @@ CHOSEN = {
 }
 NOTEBOOKS = "{{ cookiecutter.include_notebooks }}" == "yes"
 GITHUB_ACTIONS = "{{ cookiecutter.include_github_actions }}" == "yes"
+FAMILIES = ("cnn", "lstm", "gcn")
 
-FILES = {
-    "cnn": [
-        "project/models/image.py",
-        "project/nets/cnn.py",
-        "project/nets/receptive_field.py",
-        "project/data/images.py",
-        "project/data/shapes.py",
-        "project/data/image_folder.py",
-        "project/data/transforms.py",
-        "configs/cnn.yaml",
-        "tests/test_nets_cnn.py",
-        "tests/test_data_images.py",
-        "tests/test_models_classifier.py",
-        "tests/test_cli_cnn.py",
-        "tests/test_instruments.py",
-        "tests/test_doctor.py",
-        "tests/broken.py",
-        "notebooks/cells/01_quickstart.py",
-        "notebooks/01_quickstart.ipynb",
-        "notebooks/cells/03_cnn_receptive_field.py",
-        "notebooks/03_cnn_receptive_field.ipynb",
-        "notebooks/cells/05_troubleshooting.py",
-        "notebooks/05_troubleshooting.ipynb",
-    ],
-    "lstm": [
-        "project/models/sequence.py",
-        "project/nets/lstm.py",
-        "project/nets/sequence_pooling.py",
-        "project/data/text.py",
-        "project/data/text_files.py",
-        "project/data/vocab.py",
-        "project/data/synthetic_text.py",
-        "project/data/sequence_batching.py",
-        "configs/lstm.yaml",
-        "tests/test_nets_lstm.py",
-        "tests/test_data_text.py",
-        "tests/test_models_sequence.py",
-        "benchmarks/sequence_modes.py",
-        "notebooks/cells/02_sequences_packing.py",
-        "notebooks/02_sequences_packing.ipynb",
-    ],
-    "gcn": [
-        "project/models/graph.py",
-        "project/nets/gcn.py",
-        "project/nets/gcn_layer.py",
-        "project/data/graphs.py",
-        "project/data/nodes.py",
-        "project/data/synthetic_graphs.py",
-        "project/data/graph_files.py",
-        "project/data/graph_checks.py",
-        "project/data/neighbor_sampling.py",
-        "configs/gcn.yaml",
-        "configs/gcn_node.yaml",
-        "tests/test_nets_gcn.py",
-        "tests/test_data_graphs.py",
-        "tests/test_models_graph.py",
-        "tests/test_cli_gcn.py",
-        "benchmarks/graph_scale.py",
-        "benchmarks/graph_collate.py",
-        "notebooks/cells/04_graphs_message_passing.py",
-        "notebooks/04_graphs_message_passing.ipynb",
-    ],
-}
-TEMPLATE_ONLY = ["tests/test_scaffold.py"]
 MARKED = ("*.py", "*.toml", "*.txt", "*.yaml", "*.cfg")
 DESCRIPTIONS = {
     "cnn": "a CNN image classifier (generated shapes, or your image folders)",
@@ -104,6 +44,21 @@ def remove(path: Path) -> None:
         shutil.rmtree(path)
     elif path.exists():
         path.unlink()
+
+
+def remove_part(root: Path, part: dict) -> None:
+    """Delete a part's folders and files, its notebooks (cells and built .ipynb) and its requirement lines."""
+    for name in part["paths"]:
+        remove(root / name)
+    for name in part["notebooks"]:
+        remove(root / "notebooks" / "cells" / f"{name}.py")
+        remove(root / "notebooks" / f"{name}.ipynb")
+    for requirements in ("pyproject.toml", "constraints.txt"):
+        path = root / requirements
+        text = path.read_text()
+        for name in part["dependencies"]:
+            text = re.sub(rf'(?m)^\s*"?{re.escape(name)}(\[[^\]]*\])?\s*(==|>=|<=|~=|!=|<|>|")[^\n]*\n', "", text)
+        path.write_text(text)
 
 
 def strip_markers(text: str, excluded: set[str], is_python: bool) -> str:
@@ -202,20 +157,16 @@ tests/       the test suite
 
 def main() -> None:
     root = Path.cwd()
-    excluded = {family for family, chosen in CHOSEN.items() if not chosen}
-    families = [family for family in ("cnn", "lstm", "gcn") if CHOSEN[family]]
-    for family in excluded:
-        for name in FILES[family]:
-            remove(root / name)
-    for name in TEMPLATE_ONLY:
+    parts = yaml.safe_load((root / "parts.yaml").read_text())
+    chosen = {**CHOSEN, "notebooks": NOTEBOOKS, "github_actions": GITHUB_ACTIONS}
+    excluded = {name for name, keep in chosen.items() if not keep}
+    families = [family for family in FAMILIES if CHOSEN[family]]
+    for name in excluded:
+        remove_part(root, parts[name])
+    for name in parts["template_only"]:
         remove(root / name)
     if not NOTEBOOKS:
-        excluded.add("notebooks")
-        remove(root / "notebooks")
-        remove(root / "tests/test_notebooks.py")
         edit(root / "pyproject.toml", ('testpaths = ["tests", "notebooks"]', 'testpaths = ["tests"]'))
-    if not GITHUB_ACTIONS:
-        remove(root / ".github")
     for pattern in MARKED:
         for path in root.rglob(pattern):
             if ".venv" not in path.parts:

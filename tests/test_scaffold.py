@@ -1,7 +1,9 @@
-"""`cookiecutter <this repository>` writes a project that lints, imports, collects its tests and trains.
+"""`cookiecutter <this repository>` writes a project that lints, imports and passes its own tests, whatever
+families it keeps: each family alone, and all three.
 
-Template-only: the post-generation hook removes this file from generated projects. Generation runs
-from a copy of the repository as git sees it, plus the stray folders a working copy collects.
+Template-only (parts.yaml): the post-generation hook removes this file from generated projects. Generation
+runs from a copy of the repository as git sees it, plus the stray folders a working copy collects. What a
+part owns comes from parts.yaml, the same manifest the hook removes parts by.
 """
 
 import json
@@ -11,14 +13,12 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from cookiecutter.main import cookiecutter
 
 REPO = Path(__file__).resolve().parents[1]
-REMOVED_MARKS = {  # what an excluded family must leave no trace of (imports, configs, dependencies)
-    "cnn": r"project\.(nets\.cnn|data\.images|models\.image)|cnn\.yaml|build_cnn",
-    "lstm": r"project\.(nets\.lstm|data\.text|models\.sequence)|lstm\.yaml",
-    "gcn": r"project\.(nets\.gcn|data\.graphs|data\.nodes|models\.graph)|gcn\.yaml|torch[-_]geometric",
-}
+PARTS = yaml.safe_load((REPO / "parts.yaml").read_text())
+FAMILIES = ("cnn", "lstm", "gcn")
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +72,7 @@ def test_default_project_is_named_complete_and_passes_its_own_tests(template, tm
     assert (project / "README.md").read_text().startswith("# Bird Songs\n\nClassifies bird songs.")
     pyproject = (project / "pyproject.toml").read_text()
     assert 'name = "bird_songs"' in pyproject and 'authors = [{ name = "A. Tester" }]' in pyproject
-    for left_out in ("logs", "data", ".venv", "hooks", "cookiecutter.json", "tests/test_scaffold.py"):
+    for left_out in ("logs", "data", ".venv", "hooks", "cookiecutter.json", *PARTS["template_only"]):
         assert not (project / left_out).exists(), left_out
     assert not list(project.rglob("__pycache__"))
     assert (project / ".github/workflows/tests.yml").is_file() and (project / "notebooks/01_quickstart.ipynb").is_file()
@@ -81,40 +81,78 @@ def test_default_project_is_named_complete_and_passes_its_own_tests(template, tm
     where = python(project, "-c", "import project; print(project.__file__)").stdout
     assert Path(where.strip()).is_relative_to(project)
     lint(project)
-    tests = python(
-        project, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "tests/test_cli.py", "tests/test_diagnostics.py"
-    )
-    assert tests.returncode == 0, tests.stdout[-3000:]
+    # With every part kept, each file is the template's own, less its markers: its full suite is the template's,
+    # which runs beside this test. The hook rewrites only the files it names.
+    rewritten = {"README.md", "pyproject.toml", "Makefile"}
+    for path in project.rglob("*"):
+        name = str(path.relative_to(project))
+        if path.is_file() and name not in rewritten and not name.endswith(".ipynb"):
+            assert path.read_text() == unmarked((template / name).read_text()), name
+    tests = python(project, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_readme.py")
+    assert tests.returncode == 0, tests.stdout[-3000:]  # the generated README's own commands
     fit = python(project, "-m", "project.fit", "--model", "lstm", "--trainer.fast_dev_run", "1")
     assert fit.returncode == 0 and "fast_dev_run finished" in fit.stdout, fit.stderr[-3000:]
 
 
+def unmarked(text: str) -> str:
+    """A template file as the hook leaves it when every part is kept: the `# part:` markers gone."""
+    lines = [line for line in text.splitlines(keepends=True) if not line.strip().startswith("# part:")]
+    kept = "".join(re.sub(r"\s*# part: \w+\s*$", "\n", line) for line in lines)
+    return re.sub(r"\n{4,}", "\n\n\n", kept).rstrip("\n") + "\n"
+
+
+def imports_every_module(project: Path) -> subprocess.CompletedProcess:
+    """Import every module of the generated package: a file that needs a removed part fails here."""
+    code = (
+        "import importlib, pkgutil, project\n"
+        "for m in pkgutil.walk_packages(project.__path__, 'project.'):\n"
+        "    if not m.name.endswith('__main__') and m.name not in ('project.fit',):\n"
+        "        importlib.import_module(m.name)\n"
+    )
+    return python(project, "-c", code)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("excluded", "extras"),
-    [
-        ("cnn", {}),
-        ("lstm", {"include_notebooks": "no", "include_github_actions": "no"}),  # and the optional parts
-        ("gcn", {}),
-    ],
-)
-def test_an_excluded_family_leaves_nothing_behind(template, tmp_path, excluded, extras):
-    project = generate(template, tmp_path, **{f"include_{excluded}": "no"}, **extras)
+@pytest.mark.parametrize("kept", FAMILIES)
+def test_each_family_alone_is_a_whole_project_that_passes_its_own_tests(template, tmp_path, kept):
+    """`make test-fast` of a project with one family: its own tests, the shared core's included."""
+    extras = {"include_notebooks": "no", "include_github_actions": "no"} if kept == "lstm" else {}
+    project = generate(template, tmp_path, **{f"include_{f}": "no" for f in FAMILIES if f != kept}, **extras)
+    excluded = [f for f in FAMILIES if f != kept] + [name for name in ("notebooks", "github_actions") if extras]
+    for name in excluded:
+        part = PARTS[name]
+        assert not [p for p in part["paths"] if (project / p).exists()], name
+        assert not [n for n in part["notebooks"] if list(project.rglob(f"{n}.*"))], name
+        leftovers = [
+            str(p.relative_to(project))
+            for p, text in text_files(project).items()
+            if p.suffix != ".md" and re.search(part["references"], text)
+        ]
+        assert leftovers == [], f"references to the excluded {name}: {leftovers}"
     assert (project / "notebooks").exists() == (not extras) and (project / ".github").exists() == (not extras)
-    if extras:
-        assert "nbmake" not in (project / "pyproject.toml").read_text()
-    kept = [family for family in ("cnn", "lstm", "gcn") if family != excluded]
-    leftovers = [p for p, text in text_files(project).items() if re.search(REMOVED_MARKS[excluded], text)]
-    assert leftovers == [], f"references to the excluded {excluded}: {leftovers}"
-    assert not (project / "configs" / f"{excluded}.yaml").exists()
     lint(project)
-    # Every remaining test module imports: no dangling import anywhere in the suite.
-    collected = python(project, "-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider", "tests")
-    assert collected.returncode == 0, collected.stdout[-3000:]
-    unknown = python(project, "-m", "project.fit", "--model", excluded)
-    assert unknown.returncode == 2 and all(family in unknown.stderr for family in kept)
-    fit = python(project, "-m", "project.fit", "--model", kept[0], "--trainer.fast_dev_run", "1")
-    assert fit.returncode == 0 and "fast_dev_run finished" in fit.stdout, fit.stderr[-3000:]
+    imported = imports_every_module(project)
+    assert imported.returncode == 0, imported.stderr[-3000:]
+    unknown = python(project, "-m", "project.fit", "--model", excluded[0])
+    assert unknown.returncode == 2 and kept in unknown.stderr
+    tests = python(project, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-m", "not slow", timeout=900)
+    assert tests.returncode == 0, tests.stdout[-4000:]
+    assert re.search(r"\d+ passed", tests.stdout)
+
+
+def test_the_manifest_names_existing_paths_once():
+    owned = [path for name, part in PARTS.items() if name != "template_only" for path in part["paths"]]
+    owned += PARTS["template_only"]
+    assert len(owned) == len(set(owned)), "a path belongs to two parts"
+    assert [p for p in owned if not (REPO / p).exists()] == []
+    for name in FAMILIES:
+        assert all((REPO / "notebooks" / "cells" / f"{n}.py").is_file() for n in PARTS[name]["notebooks"])
+    # Every family-specific folder of the package and the tests belongs to exactly one family.
+    for parent in ("project/data", "tests"):
+        folders = {
+            f"{p.relative_to(REPO)}/" for p in (REPO / parent).iterdir() if p.is_dir() and p.name != "__pycache__"
+        }
+        assert folders <= set(owned), f"{parent}: folders that no part owns: {folders - set(owned)}"
 
 
 def test_questions_and_hooks_are_well_formed():
