@@ -120,10 +120,9 @@ def fit_summary(trainer: Trainer) -> str:
 
 
 def use_tqdm_progress_bar(trainer: Any) -> None:
-    """Lightning's default bar is Rich's when `rich` is installed; TQDM's costs less: over 6-epoch runs,
-    (c) with Rich took 1.165x / 1.05x a bare Trainer's epoch (cnn / gcn), with TQDM 1.10x / 1.01x, the same
-    as no bar (README, Performance). Added only when the run shows a bar and names none of its own, so
-    `--trainer.enable_progress_bar false` and a configured RichProgressBar both still work."""
+    """Lightning's default bar is Rich's when `rich` is installed; TQDM's redraws cost less, about what no
+    bar costs (benchmarks/callback_costs.py measures it). Added only when the run shows a bar and names
+    none of its own, so `--trainer.enable_progress_bar false` and a configured RichProgressBar both still work."""
     if trainer.get("enable_progress_bar") is False:
         return
     callbacks = trainer.get("callbacks") or []

@@ -80,7 +80,6 @@ def test_default_project_is_named_complete_and_passes_its_own_tests(template, tm
     # The project's own package, not this repository's, is what runs there.
     where = python(project, "-c", "import project; print(project.__file__)").stdout
     assert Path(where.strip()).is_relative_to(project)
-    lint(project)
     # With every part kept, each file is the template's own, less its markers: its full suite is the template's,
     # which runs beside this test. The hook rewrites only the files it names.
     rewritten = {"README.md", "pyproject.toml", "Makefile"}
@@ -88,6 +87,7 @@ def test_default_project_is_named_complete_and_passes_its_own_tests(template, tm
         name = str(path.relative_to(project))
         if path.is_file() and name not in rewritten and not name.endswith(".ipynb"):
             assert path.read_text() == unmarked((template / name).read_text()), name
+    lint(project)
     tests = python(project, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_readme.py")
     assert tests.returncode == 0, tests.stdout[-3000:]  # the generated README's own commands
     fit = python(project, "-m", "project.fit", "--model", "lstm", "--trainer.fast_dev_run", "1")

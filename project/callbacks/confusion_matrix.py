@@ -12,8 +12,9 @@ class ConfusionMatrixImage(Callback):
     """Draws the model's `val_confusion` (rows: true class, columns: predicted) as `val/confusion_matrix`.
 
     Rows are normalised to sum to 1 (the per-class recall is on the diagonal); the counts are printed in
-    the cells. Drawn every `every_n_epochs` and at the last epoch: a drawing costs about 35 ms, 7 % of a
-    GCN epoch here. Skips the sanity check, and more than `max_classes` classes (unreadable).
+    the cells. Drawn every `every_n_epochs` and at the last epoch: matplotlib's drawing costs a visible
+    share of a short epoch (benchmarks/callback_costs.py). Skips the sanity check, and more than
+    `max_classes` classes (unreadable).
     """
 
     def __init__(self, every_n_epochs: int = 5, max_classes: int = 30) -> None:

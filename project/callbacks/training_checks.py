@@ -12,6 +12,7 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, DistributedSampler, RandomSampler, Subset
 
+from project.errors import UserError
 from project.models.classifier import IGNORE
 
 NAN_FIXES = (
@@ -20,8 +21,11 @@ NAN_FIXES = (
 )
 
 
-class TrainingProblem(RuntimeError):
-    """A mistake that stops training: wrong label shape or range, NaN or inf."""
+class TrainingProblem(UserError, RuntimeError):
+    """A mistake that stops training: wrong label shape or range, NaN or inf. At the command line it is one
+    `error:` line (exit status 1: the input parsed, the run failed)."""
+
+    exit_code = 1
 
 
 def check_targets(logits: torch.Tensor, target: torch.Tensor, num_classes: int) -> None:

@@ -41,7 +41,7 @@ class ClassificationModule(L.LightningModule, ABC):
             mode, so their running statistics are not overwritten by the new data either.
         label_smoothing: passed to the cross-entropy.
         compile_net: compile the network with `torch.compile` (in place: checkpoints keep their
-            keys). Off by default: on the CPU only the CNN gained (README, benchmarks/compile.py).
+            keys). Off by default: on the CPU only the CNN gained (benchmarks/compile.py).
     """
 
     # DataModule attribute -> the init arguments it fills in; the CLI links them at instantiation.
@@ -76,9 +76,9 @@ class ClassificationModule(L.LightningModule, ABC):
 
         # Targets of IGNORE are not scored: nodes outside the stage's mask, for instance.
         # validate_args off: torchmetrics' check calls torch.unique on the targets at every update, which on a
-        # GPU waits for the device (one sync per metric per step; 12 % of the CNN's bf16 epoch on an H200,
-        # benchmarks/ablation.py). The labels are checked anyway: the loss, computed first, refuses an
-        # out-of-range class, and the Diagnostics callback names it on the first batches.
+        # GPU waits for the device: one sync per metric per step (benchmarks/ablation.py measures it). The
+        # labels are checked anyway: the loss, computed first, refuses an out-of-range class, and the
+        # Diagnostics callback names it on the first batches.
         scoring = {"ignore_index": IGNORE, "validate_args": False}
         metrics = MetricCollection(
             {
@@ -142,8 +142,8 @@ class ClassificationModule(L.LightningModule, ABC):
 
     def training_step(self, batch: Any, batch_idx: int) -> torch.Tensor:
         loss, batch_size = self._shared_step(batch, self.train_metrics)
-        # Only on the steps the logger writes (every log_every_n_steps): each self.log call costs
-        # Lightning about 0.3 ms, 2-7 % of a small model's step on the CPU (benchmarks/parity.py).
+        # Only on the steps the logger writes (every log_every_n_steps): each self.log call is Python work
+        # in Lightning's result collection, a visible share of a small model's step (benchmarks/parity.py).
         # Lightning's own LearningRateMonitor asks the same question. Under DDP, sync_dist logs the mean
         # over all processes, not rank 0's alone: one small all-reduce on those steps, on every rank alike.
         if logs_this_step(self.trainer):
@@ -175,7 +175,7 @@ class ClassificationModule(L.LightningModule, ABC):
 
     def _log_epoch(self, metrics: MetricCollection, prog_bar: bool = False) -> dict[str, torch.Tensor]:
         # Computed once per epoch and logged as values: logging the metric objects at every step costs
-        # Lightning a device move per metric per step (about 0.3 ms each, see benchmarks/parity.py).
+        # Lightning a device move per metric per step (benchmarks/parity.py).
         values = metrics.compute()  # synced across DDP processes already: sync_dist only averages equals
         self.log_dict(values, prog_bar=prog_bar, sync_dist=True)
         metrics.reset()

@@ -1,7 +1,7 @@
 """A GCN for graph-level (pooled per graph) and node-level (one prediction per node) classification."""
 
 from itertools import pairwise
-from typing import Literal
+from typing import Any, Literal
 
 import torch
 from torch import nn
@@ -11,6 +11,8 @@ from project.nets.gcn_layer import GCNLayer
 from project.nets.init import init_weights
 
 Readout = Literal["mean", "sum", "max"]
+Activation = Literal["relu", "gelu", "elu"]
+Conv = Literal["pyg", "native"]  # PyG's GCNConv, or our GCNLayer (gcn_layer.py), equal to it
 POOLS = {"mean": global_mean_pool, "sum": global_add_pool, "max": global_max_pool}
 ACTIVATIONS = {"relu": nn.ReLU, "gelu": nn.GELU, "elu": nn.ELU}
 
@@ -28,9 +30,9 @@ class GCNEncoder(nn.Module):
         hidden_channels: int = 64,
         num_layers: int = 3,
         dropout: float = 0.0,
-        activation: Literal["relu", "gelu", "elu"] = "relu",
+        activation: Activation = "relu",
         residual: bool = False,
-        conv: Literal["pyg", "native"] = "pyg",
+        conv: Conv = "pyg",
         readout: Readout | None = "mean",
     ) -> None:
         super().__init__()
@@ -56,25 +58,16 @@ class GCNEncoder(nn.Module):
 
 
 class GCN(nn.Module):
-    """`GCNEncoder` then a linear head: logits per graph (`readout` set) or per node (`readout: null`)."""
+    """`GCNEncoder` then a linear head: logits per graph (`readout` set) or per node (`readout: null`).
 
-    def __init__(
-        self,
-        num_classes: int,
-        in_channels: int,
-        hidden_channels: int = 64,
-        num_layers: int = 3,
-        dropout: float = 0.0,
-        activation: Literal["relu", "gelu", "elu"] = "relu",
-        residual: bool = False,
-        conv: Literal["pyg", "native"] = "pyg",
-        readout: Readout | None = "mean",
-    ) -> None:
+    Every other argument is the encoder's (`hidden_channels`, `num_layers`, `readout`, ...), passed on by
+    name: the CLI and `--print_config` list them from `GCNEncoder`'s signature, so an option is added there once.
+    """
+
+    def __init__(self, num_classes: int, in_channels: int, **encoder: Any) -> None:
         super().__init__()
-        self.features = GCNEncoder(
-            in_channels, hidden_channels, num_layers, dropout, activation, residual, conv, readout
-        )
-        self.head = nn.Linear(hidden_channels, num_classes)
+        self.features = GCNEncoder(in_channels=in_channels, **encoder)
+        self.head = nn.Linear(self.features.out_dim, num_classes)
         self.head.apply(init_weights)
 
     def forward(self, x: torch.Tensor, edge_index: torch.Tensor, batch: torch.Tensor | None = None) -> torch.Tensor:

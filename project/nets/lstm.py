@@ -1,6 +1,6 @@
 """An LSTM sequence classifier that gives every sequence the same output as if it ran alone."""
 
-from typing import Literal
+from typing import Any, Literal
 
 import torch
 from torch import nn
@@ -21,9 +21,9 @@ class LSTMEncoder(nn.Module):
     - `packed`: `pack_padded_sequence` skips the padding; exact for every direction and readout.
     - `padded`: the LSTM runs over the padding too, and the readout gathers or masks by length.
       Exact only one-directional: a backward pass would start inside the padding.
-    `auto` takes `padded` wherever it is exact (one direction), else `packed`: padded was the faster on
-    the CPU and, against the common belief that packing is what cuDNN wants, on an H200 too (1.03-5.7x,
-    README "On a GPU"). Packing saves arithmetic but runs step by step over shrinking batches.
+    `auto` takes `padded` wherever it is exact (one direction), else `packed`: packing saves arithmetic
+    but runs step by step over shrinking batches, and padded measured faster on the CPU and, against the
+    common belief that packing is what cuDNN wants, on a GPU too (benchmarks/sequence_modes.py).
     """
 
     def __init__(
@@ -88,24 +88,16 @@ class LSTMEncoder(nn.Module):
 
 
 class LSTMClassifier(nn.Module):
-    """`LSTMEncoder` then a linear head: `(tokens [B, T], lengths [B])` → logits `[B, num_classes]`."""
+    """`LSTMEncoder` then a linear head: `(tokens [B, T], lengths [B])` → logits `[B, num_classes]`.
 
-    def __init__(
-        self,
-        num_classes: int,
-        vocab_size: int,
-        embedding_dim: int = 64,
-        hidden_size: int = 128,
-        num_layers: int = 1,
-        bidirectional: bool = False,
-        dropout: float = 0.0,
-        readout: Readout = "last",
-        sequence_mode: SequenceMode = "auto",
-    ) -> None:
+    `dropout` serves the encoder (between LSTM layers) and the head; every other argument is the
+    encoder's (`hidden_size`, `readout`, ...), passed on by name: the CLI lists them from `LSTMEncoder`'s
+    signature, so an option is added there once.
+    """
+
+    def __init__(self, num_classes: int, vocab_size: int, dropout: float = 0.0, **encoder: Any) -> None:
         super().__init__()
-        self.features = LSTMEncoder(
-            vocab_size, embedding_dim, hidden_size, num_layers, bidirectional, dropout, readout, sequence_mode
-        )
+        self.features = LSTMEncoder(vocab_size=vocab_size, dropout=dropout, **encoder)
         self.head = nn.Sequential(nn.Dropout(dropout), nn.Linear(self.features.out_dim, num_classes))
         self.head.apply(init_weights)
 

@@ -42,7 +42,7 @@ class TextClassificationDataModule(ClassificationDataModule):
         tokenizer: `whitespace` (lower-cased words) or `char`.
         min_freq, max_vocab_size: rarer tokens and those past the size map to `<unk>`.
         max_length: longer texts are cut; `truncation_side` says which end goes (`left` keeps the end).
-        bucketing: batch similar lengths together for training (less padding; see the README).
+        bucketing: batch similar lengths together for training (less padding; benchmarks/sequence_modes.py).
         vocabulary, labels: given by the CLI from a checkpoint; leave them unset.
     """
 
