@@ -47,10 +47,10 @@ def build_small():
     return _build
 
 
-def python_m(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """`python -m ARGS` in a subprocess, as a user types it (`env` adds to this process's environment)."""
+def python(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`python ARGS` in a subprocess, as a user types it (`env` adds to this process's environment)."""
     return subprocess.run(
-        [sys.executable, "-m", *args],
+        [sys.executable, *args],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -58,6 +58,11 @@ def python_m(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subpro
         check=False,
         env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},  # this project's package, from any folder
     )
+
+
+def python_m(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`python -m ARGS` in a subprocess."""
+    return python("-m", *args, cwd=cwd, env=env)
 
 
 def run(*args: str, cwd: Path) -> str:

@@ -2,9 +2,10 @@
 
 import pytest
 
-from project.cli import config_files, expand_model_flag, main
+from project.cli import main
+from project.model_flag import config_files, expand_model_flag
 from project.registry import MODELS
-from tests.conftest import FAMILIES, SMALL
+from tests.conftest import FAMILIES, SMALL, python
 
 FAMILY = next(iter(MODELS))  # any family will do
 
@@ -70,3 +71,18 @@ def test_the_progress_bar_is_tqdm_unless_one_is_configured_or_none_wanted():
     assert bars() == ["TQDMProgressBar"]  # Lightning would pick Rich's, which costs 5 % of a CNN epoch
     assert bars("--trainer.enable_progress_bar=false") == []
     assert bars("--trainer.callbacks+=lightning.pytorch.callbacks.RichProgressBar") == ["RichProgressBar"]
+
+
+def test_only_graph_runs_import_pyg(tmp_path):
+    """PyG costs about a second to import: the CLI, the shared core and the other families never load it."""
+    others = [family for family in FAMILIES if family != "gcn"]
+    code = (
+        "import sys\n"
+        "from project import cli, doctor, lr_find, export, compat, errors\n"
+        f"for family in {others!r}:\n"
+        "    cli.build(family, '--trainer.logger=false')\n"
+        "print(sorted(m for m in sys.modules if m.startswith('torch_geometric')))\n"
+    )
+    result = python("-c", code, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().splitlines()[-1] == "[]", result.stdout[-500:]

@@ -11,14 +11,14 @@ from project.registry import CONFIG_DIR
 from tests.conftest import FAMILIES, SMALL, TINY
 
 PRESETS = sorted((CONFIG_DIR / "presets").glob("*.yaml"))
-# Each family's config, and the node-level variant of the GCN: `--model gcn --config configs/gcn_node.yaml`.
+# Each family's config, and the GCN's node-level variant (a config stacked on the family's).
 CONFIGS = [(family, []) for family in FAMILIES]
 CONFIGS += [("gcn", [f"--config={CONFIG_DIR / 'gcn_node.yaml'}"])]  # part: gcn
 # "Near zero" per family: the last logged training loss (cross-entropy, nats) after presets/overfit.yaml,
 # from about ln(classes) at the start. The node-level GCN trains with dropout 0.5, so its training loss
 # stays noisy (0.02 and 0.12 in two runs here) and its training accuracy, measured with dropout on, near 1.
 # The graph-level GCN is left out: on constant node features it cannot tell apart graphs that its
-# normalised message passing sees alike, so memorising is not the test there (docs/models.md).
+# normalised message passing sees alike, so memorising is not the test there (benchmarks/README.md).
 NEAR = {"cnn": 0.05, "lstm": 0.1, "gcn_node": 0.25}
 
 

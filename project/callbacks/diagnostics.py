@@ -1,6 +1,6 @@
 """A callback that catches the classic training mistakes while the run starts, and says how to fix them.
 
-Each mistake is one check object (diagnostic_checks.py); this callback keeps the run's report and the
+Each mistake is one check object (callbacks/checks/); this callback keeps the run's report and the
 step it is at, and hands each Lightning hook to the checks. Checks run at fit start, on the first
 batches, or once after a few steps, so a normal step pays only for one finiteness test (of the
 gradients' sum plus the loss): benchmarks/switches.py measures the cost.
@@ -12,7 +12,7 @@ from typing import Any
 import torch
 from lightning.pytorch import Callback, LightningModule, Trainer
 
-from project.callbacks.diagnostic_checks import (
+from project.callbacks.checks import (
     Check,
     DataSpeed,
     EvalMode,
