@@ -32,13 +32,22 @@ class ConfigError(UserError, ValueError):
     """A config value that parses but cannot work (an unknown choice, an impossible combination)."""
 
 
+class TrainerSettingError(ConfigError):
+    """A Trainer setting Lightning refused (`MisconfigurationException`): a GPU preset on a machine without one."""
+
+
 def user_error(err: BaseException) -> UserError | None:
-    """The UserError that caused `err` (itself, or one in its chain of causes), if any."""
+    """The UserError that caused `err` (itself, or one in its chain of causes), if any. Lightning's own
+    refusal of a Trainer setting counts as one: it names the setting, and a traceback adds nothing."""
+    from lightning.fabric.utilities.exceptions import MisconfigurationException
+
     seen: set[int] = set()
     current: BaseException | None = err
     while current is not None and id(current) not in seen:
         if isinstance(current, UserError):
             return current
+        if isinstance(current, MisconfigurationException):
+            return TrainerSettingError(f"the Trainer refused its settings: {current}")
         seen.add(id(current))
         current = current.__cause__ or current.__context__
     return None

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 import torch
 
-from project.checkpoint_io import CheckpointError
 from project.cli import main
 from project.errors import UserError
 from tests.conftest import FAMILIES, python_m
@@ -47,6 +46,7 @@ def cli(*args: str) -> Callable[[], object]:
 # part: lstm
 def text_cases() -> list[Case]:
     """Text files, and the sequence model's checkpoints."""
+    from project.checkpoint_io import CheckpointError
     from project.data.text import TextClassificationDataModule
     from tests.conftest import SMALL, TINY
 

@@ -41,7 +41,8 @@ def test_lr_find_saves_the_plot_and_prints_the_command(capsys):
 
 
 def test_torch_profile_preset_writes_a_trace_and_prints_operators_by_self_time(build_small, capfd, caplog):
-    cli = build_small(f"--config={CONFIG_DIR / 'presets' / 'torch_profile.yaml'}")
+    # The preset profiles steps 5 to 14: small batches give every family's small task that many.
+    cli = build_small(f"--config={CONFIG_DIR / 'presets' / 'torch_profile.yaml'}", "--data.batch_size=16")
     cli.trainer.fit(cli.model, datamodule=cli.datamodule)
     assert list(Path(cli.trainer.log_dir).glob("*.pt.trace.json"))
     out = "".join(capfd.readouterr()) + caplog.text  # Lightning logs the table

@@ -83,7 +83,7 @@ def test_last_checkpoint_matches_the_final_weights(fitted):
 
 
 def test_predict_returns_probabilities_and_classes(fitted):
-    predictions = fitted.trainer.predict(fitted.model, fitted.datamodule)
+    predictions = fitted.trainer.predict(fitted.model, fitted.datamodule.val_dataloader())
     first = predictions[0]
     assert torch.allclose(first["probs"].sum(-1), torch.ones(len(first["pred"])))
     assert torch.equal(first["pred"], first["probs"].argmax(-1))

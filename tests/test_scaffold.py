@@ -135,7 +135,20 @@ def test_each_family_alone_is_a_whole_project_that_passes_its_own_tests(template
     assert imported.returncode == 0, imported.stderr[-3000:]
     unknown = python(project, "-m", "project.fit", "--model", excluded[0])
     assert unknown.returncode == 2 and kept in unknown.stderr
-    tests = python(project, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-m", "not slow", timeout=900)
+    tests = python(
+        project,
+        "-m",
+        "pytest",
+        "-q",
+        "-x",
+        "--tb=short",
+        "--disable-warnings",
+        "-p",
+        "no:cacheprovider",
+        "-m",
+        "not slow",
+        timeout=900,
+    )
     assert tests.returncode == 0, tests.stdout[-4000:]
     assert re.search(r"\d+ passed", tests.stdout)
 
