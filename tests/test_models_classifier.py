@@ -83,7 +83,9 @@ def test_last_checkpoint_matches_the_final_weights(fitted):
 
 
 def test_predict_returns_probabilities_and_classes(fitted):
-    predictions = fitted.trainer.predict(fitted.model, fitted.datamodule.val_dataloader())
+    # A fresh Trainer, on the validation batches: a DataModule's predict split may need a file of its own (text).
+    trainer = L.Trainer(logger=False, enable_progress_bar=False, enable_model_summary=False)
+    predictions = trainer.predict(fitted.model, fitted.datamodule.val_dataloader())
     first = predictions[0]
     assert torch.allclose(first["probs"].sum(-1), torch.ones(len(first["pred"])))
     assert torch.equal(first["pred"], first["probs"].argmax(-1))
