@@ -7,9 +7,11 @@ part owns comes from parts.yaml, the same manifest the hook removes parts by.
 """
 
 import json
+import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -112,12 +114,44 @@ def imports_every_module(project: Path) -> subprocess.CompletedProcess:
     return python(project, "-c", code)
 
 
+def extras_for(kept: str) -> dict[str, str]:
+    """The LSTM-alone project also leaves out the optional parts, so that their removal is tested too."""
+    return {"include_notebooks": "no", "include_github_actions": "no"} if kept == "lstm" else {}
+
+
+@pytest.fixture(scope="module")
+def alone(template, tmp_path_factory) -> Iterator[dict[str, tuple[Path, subprocess.Popen, Path]]]:
+    """One project per family kept alone, each already running its own `make test-fast` suite.
+
+    The three suites run side by side, one thread each (two cores here), while the tests below check
+    the projects' files; each test then waits for its project's suite.
+    """
+    runs = {}
+    for kept in FAMILIES:
+        others = {f"include_{f}": "no" for f in FAMILIES if f != kept}
+        project = generate(template, tmp_path_factory.mktemp(kept), **others, **extras_for(kept))
+        log = project.parent / "pytest.log"
+        command = [sys.executable, "-m", "pytest", "-q", "-x", "--tb=short", "--disable-warnings"]
+        command += ["-p", "no:cacheprovider", "-m", "not slow"]
+        with open(log, "w") as out:
+            env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+            runs[kept] = (
+                project,
+                subprocess.Popen(command, cwd=project, stdout=out, stderr=subprocess.STDOUT, env=env),
+                log,
+            )
+    yield runs
+    for _, process, _ in runs.values():
+        if process.poll() is None:
+            process.kill()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("kept", FAMILIES)
-def test_each_family_alone_is_a_whole_project_that_passes_its_own_tests(template, tmp_path, kept):
+def test_each_family_alone_is_a_whole_project_that_passes_its_own_tests(alone, kept):
     """`make test-fast` of a project with one family: its own tests, the shared core's included."""
-    extras = {"include_notebooks": "no", "include_github_actions": "no"} if kept == "lstm" else {}
-    project = generate(template, tmp_path, **{f"include_{f}": "no" for f in FAMILIES if f != kept}, **extras)
+    project, suite, log = alone[kept]
+    extras = extras_for(kept)
     excluded = [f for f in FAMILIES if f != kept] + [name for name in ("notebooks", "github_actions") if extras]
     for name in excluded:
         part = PARTS[name]
@@ -135,22 +169,8 @@ def test_each_family_alone_is_a_whole_project_that_passes_its_own_tests(template
     assert imported.returncode == 0, imported.stderr[-3000:]
     unknown = python(project, "-m", "project.fit", "--model", excluded[0])
     assert unknown.returncode == 2 and kept in unknown.stderr
-    tests = python(
-        project,
-        "-m",
-        "pytest",
-        "-q",
-        "-x",
-        "--tb=short",
-        "--disable-warnings",
-        "-p",
-        "no:cacheprovider",
-        "-m",
-        "not slow",
-        timeout=900,
-    )
-    assert tests.returncode == 0, tests.stdout[-4000:]
-    assert re.search(r"\d+ passed", tests.stdout)
+    assert suite.wait(timeout=900) == 0, log.read_text()[-4000:]
+    assert re.search(r"\d+ passed", log.read_text())
 
 
 def test_the_manifest_names_existing_paths_once():
