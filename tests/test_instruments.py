@@ -51,3 +51,14 @@ def test_torch_profile_preset_writes_a_trace_and_prints_operators_by_self_time(b
     self_cpu = [float(value) * {"ms": 1e3, "us": 1.0, "s": 1e6}[unit] for value, unit in rows][:5]
     assert len(self_cpu) == 5 and self_cpu == sorted(self_cpu, reverse=True)
     assert "Self CPU time total" in out
+
+
+def test_console_messages_follow_the_current_stderr(capsys):
+    """The handler is installed once per process; each test (or notebook cell) swaps sys.stderr under it."""
+    import logging
+
+    from project.callbacks.log_file import log_to_console
+
+    log_to_console()
+    logging.getLogger("project.test").warning("where does this go?")
+    assert "where does this go?" in capsys.readouterr().err

@@ -11,12 +11,21 @@ FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 LOGGERS = ("project", "lightning.pytorch")  # ours, and Lightning's (its rank_zero_info messages included)
 
 
+class CurrentStderrHandler(logging.StreamHandler):
+    """Writes to whatever `sys.stderr` is when a message comes: pytest and Jupyter swap it, and a handler
+    holding the first one would write to a closed stream."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.stream = sys.stderr
+        super().emit(record)
+
+
 def log_to_console(level: str = "INFO") -> None:
     """The project's messages (`logging.getLogger("project...")`) on stderr, timestamped; Lightning has its own."""
     logger = logging.getLogger("project")
     if any(getattr(h, "_project_console", False) for h in logger.handlers):
         return
-    handler = logging.StreamHandler(sys.stderr)
+    handler = CurrentStderrHandler()
     handler.setFormatter(logging.Formatter(FORMAT, datefmt="%H:%M:%S"))
     handler.addFilter(lambda record: rank_zero_only.rank == 0)  # one copy under DDP
     handler._project_console = True  # type: ignore[attr-defined]
