@@ -27,16 +27,6 @@ def name(family: str, extra: list[str]) -> str:
     return "gcn_node" if extra else family
 
 
-def flat(config: dict, prefix: str = "") -> dict[str, object]:
-    out = {}
-    for key, value in config.items():
-        if isinstance(value, dict) and key not in ("init_args",):
-            out |= flat(value, f"{prefix}{key}.")
-        else:
-            out[f"{prefix}{key}"] = value
-    return out
-
-
 @pytest.mark.parametrize("preset", PRESETS, ids=[p.stem for p in PRESETS])
 @pytest.mark.parametrize(("family", "extra"), CONFIGS, ids=[name(*c) for c in CONFIGS])
 def test_every_preset_composes_with_every_family(preset: Path, family, extra, capsys):

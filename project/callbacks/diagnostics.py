@@ -11,6 +11,7 @@ from typing import Any
 
 import torch
 from lightning.pytorch import Callback, LightningModule, Trainer
+from lightning.pytorch.utilities import rank_zero_only
 
 from project.callbacks.checks import (
     Check,
@@ -78,7 +79,6 @@ class Diagnostics(Callback):
             *(extra_checks or []),
         ]
         self.report = Report(warn_to=self._log_warning)
-        self.trainer: Trainer | None = None
 
     @property
     def findings(self) -> list[Finding]:
@@ -89,11 +89,10 @@ class Diagnostics(Callback):
         return self.report.checked
 
     def _log_warning(self, check: str, message: str) -> None:
-        if self.trainer is None or self.trainer.is_global_zero:
+        if rank_zero_only.rank == 0:  # one copy under DDP
             log.warning("Diagnostics [%s]: %s", check, message)
 
     def on_fit_start(self, trainer: Trainer, pl_module: LightningModule) -> None:
-        self.trainer = trainer
         self.report.steps, self.report.batch = 0, None
         for check in self.checks:
             check.reset()

@@ -20,8 +20,17 @@ class ImageDataModule(ClassificationDataModule):
     and flips would make them new batches every epoch, so they are left out there.
     """
 
-    train_collate: ImageCollate
-    eval_collate: ImageCollate
+    def __init__(
+        self,
+        batch_size: int,
+        num_workers: int,
+        augment: bool,
+        mean: tuple[float, float, float] = (0.5, 0.5, 0.5),
+        std: tuple[float, float, float] = (0.5, 0.5, 0.5),
+    ) -> None:
+        super().__init__(batch_size, num_workers)
+        self.train_collate = ImageCollate(ImageTransform(mean, std, augment=augment))
+        self.eval_collate = ImageCollate(ImageTransform(mean, std))
 
     def collate_for(self, train: bool) -> ImageCollate:
         fixed = self.trainer is not None and bool(self.trainer.overfit_batches)
@@ -50,15 +59,13 @@ class ShapesDataModule(ImageDataModule):
         batch_size: int = 64,
         num_workers: int = 0,
     ) -> None:
-        super().__init__(batch_size, num_workers)
+        super().__init__(batch_size, num_workers, augment)
         self.save_hyperparameters()
         self.data_dir = Path(data_dir)
         self.sizes = (num_train, num_val, num_test)
         self.image_size, self.noise, self.seed = image_size, noise, seed
         self.num_classes = len(SHAPES)
         self.class_names = list(SHAPES)
-        self.train_collate = ImageCollate(ImageTransform(augment=augment))
-        self.eval_collate = ImageCollate(ImageTransform())
 
     @property
     def cache_path(self) -> Path:
@@ -112,12 +119,10 @@ class ImageFolderDataModule(ImageDataModule):
         batch_size: int = 64,
         num_workers: int = 0,
     ) -> None:
-        super().__init__(batch_size, num_workers)
+        super().__init__(batch_size, num_workers, augment, mean, std)
         self.save_hyperparameters()
         self.roots = (root, val_root, test_root)
         self.val_fraction, self.seed, self.image_size = val_fraction, seed, image_size
-        self.train_collate = ImageCollate(ImageTransform(mean, std, augment=augment))
-        self.eval_collate = ImageCollate(ImageTransform(mean, std))
         # Scanning is a directory listing: cheap, and the model needs num_classes before setup().
         self.class_names, self._samples = scan_image_folder(root)
         self.num_classes = len(self.class_names)
