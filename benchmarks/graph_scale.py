@@ -53,7 +53,7 @@ def main() -> None:
     print("| edges | nodes | layer | s / epoch | peak RSS (GB) | grown during the epoch (GB) |")
     print("|---|---|---|---|---|---|")
     fits = {}
-    for conv in ("pyg", "native"):
+    for conv in ("gcn", "native"):
         points = []
         for edges in sizes:
             out = subprocess.run(

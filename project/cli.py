@@ -12,6 +12,7 @@ from jsonargparse import Namespace
 from lightning.pytorch import LightningDataModule, LightningModule, Trainer
 from lightning.pytorch.cli import LightningArgumentParser, SaveConfigCallback
 
+from project.callbacks.early_stopping import EarlyStop, stop_summary
 from project.callbacks.log_file import log_to_console
 from project.checkpoint_io import CheckpointError, check_complete, find_last, newest_complete, read_checkpoint
 from project.compat import CheckpointCheckingCLI
@@ -35,6 +36,8 @@ class ProjectCLI(CheckpointCheckingCLI):
         super().__init__(*args, **kwargs)
 
     def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
+        # Its own config section (`early_stopping:`), so that a family's config sets its patience alone.
+        parser.add_lightning_class_args(EarlyStop, "early_stopping")
         for source, targets in self.data_links.items():
             for target in targets:
                 parser.link_arguments(f"data.{source}", f"model.init_args.{target}", apply_on="instantiate")
@@ -110,6 +113,8 @@ def fit_summary(trainer: Trainer) -> str:
             lines.append(f"  best {ckpt.monitor}: {ckpt.best_model_score.item():.4f}")
         lines.append(f"  best checkpoint: {ckpt.best_model_path or '(none)'}")
         lines.append(f"  last checkpoint: {ckpt.last_model_path or '(none)'}")
+    if stopped := stop_summary(trainer):
+        lines.append(stopped)
     if trainer.log_dir:
         lines.append(f"  logs and config: {trainer.log_dir}")
         lines.append(f"  TensorBoard:     tensorboard --logdir {trainer.log_dir}")

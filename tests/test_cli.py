@@ -5,7 +5,7 @@ import pytest
 from project.cli import main
 from project.model_flag import config_files, expand_model_flag
 from project.registry import MODELS
-from tests.conftest import FAMILIES, SMALL, python
+from tests.conftest import FAMILIES, ROOT, SMALL, TINY, python
 
 FAMILY = next(iter(MODELS))  # any family will do
 
@@ -86,3 +86,35 @@ def test_only_graph_runs_import_pyg(tmp_path):
     result = python("-c", code, cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip().splitlines()[-1] == "[]", result.stdout[-500:]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_optimizer_gets_only_what_its_config_says(family):
+    # jsonargparse keeps the init_args of the default class (AdamW) when a config switches class_path: the
+    # LSTM's Adam once trained with AdamW's weight_decay 0.01 nobody had asked for.
+    import inspect
+
+    import torch
+    import yaml
+
+    from project.cli import build
+
+    written = yaml.safe_load((ROOT / "configs" / f"{family}.yaml").read_text())["model"]["init_args"]["optimizer"]
+    cls = getattr(torch.optim, written["class_path"].rsplit(".", 1)[-1])
+    defaults = {k: p.default for k, p in inspect.signature(cls).parameters.items() if k != "params"}
+    optimizer = build(family).model.optimizer([torch.nn.Parameter(torch.zeros(1))])
+    for key, value in optimizer.defaults.items():
+        if key in defaults:
+            assert value == written["init_args"].get(key, defaults[key]), key
+
+
+def test_the_fit_summary_says_where_and_why_the_fit_stopped(tmp_path):
+    from project.cli import build, fit_summary
+
+    family = FAMILIES[0]
+    cli = build(family, *TINY, *SMALL[family], "--trainer.max_epochs", "6", "--early_stopping.patience", "1",
+                "--early_stopping.stopping_threshold", "null", "--early_stopping.min_delta", "0.5")  # fmt: skip
+    cli.trainer.fit(cli.model, datamodule=cli.datamodule)
+    # min_delta 0.5: no epoch can count as better than the first, so patience 1 stops after the second.
+    assert cli.trainer.current_epoch == 2
+    assert "stopped early after epoch 2 of 6: val/acc had not improved for 1 validations" in fit_summary(cli.trainer)

@@ -38,3 +38,22 @@ def test_steps_past_the_end_stay_at_min_lr():
         opt.step()
         sched.step()
     assert opt.param_groups[0]["lr"] == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize("total", [50, 50_000])
+def test_warmup_is_a_share_of_the_run(total):
+    opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
+    sched = WarmupCosineLR(opt, total_steps=total, warmup=0.1)
+    assert sched.warmup_steps == total // 10
+    factor = sched.lr_lambdas[0]
+    assert factor(total // 10 - 1) == pytest.approx(1.0)  # the peak, a tenth of the way in, whatever the length
+    warm = total // 10
+    assert factor(warm + (total - warm) / 2) == pytest.approx(0.5)  # the cosine's midpoint
+    assert factor(total) == pytest.approx(0.0)
+
+
+def test_warmup_steps_override_the_share_and_a_bad_share_is_refused():
+    opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
+    assert WarmupCosineLR(opt, total_steps=1000, warmup=0.5, warmup_steps=7).warmup_steps == 7
+    with pytest.raises(ValueError, match="warmup is a share"):
+        WarmupCosineLR(opt, total_steps=1000, warmup=5)

@@ -23,6 +23,7 @@ from project.callbacks.checks import (
     Gradients,
     KeptGraphs,
     Parameters,
+    ReceptiveField,
     Report,
     Splits,
 )
@@ -33,6 +34,7 @@ log = logging.getLogger(__name__)
 # The checks, in the order a run meets them; the doctor prints one verdict row each.
 CHECKS = {
     "parameters": "every layer registered and in the optimizer",
+    "receptive field": "a conv net's last layer sees at least half the image",
     "splits": "training and validation data kept apart, validation not shuffled",
     "labels": "label shape and class ids match the logits",
     "logits": "the network outputs logits, not probabilities",
@@ -69,6 +71,7 @@ class Diagnostics(Callback):
     ) -> None:
         self.checks: list[Check] = [
             Parameters(),
+            ReceptiveField(),
             Splits(),
             FirstBatches(batches=check_batches),
             Finite(first_steps=check_batches, every=finite_check_every),

@@ -1,6 +1,6 @@
 """The CNN image classifier: batches are `(images [B, C, H, W], labels [B])`."""
 
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 from lightning.pytorch.utilities import rank_zero_info
@@ -10,6 +10,12 @@ from project.nets.receptive_field import receptive_field
 
 
 class ImageClassifier(ClassificationModule):
+    # The network's depth follows the input side (SimpleCNN's `depth: auto`).
+    data_links: ClassVar[dict[str, tuple[str, ...]]] = {
+        **ClassificationModule.data_links,
+        "image_size": ("net.init_args.image_size",),
+    }
+
     def unpack(self, batch: Any) -> tuple[tuple[torch.Tensor], torch.Tensor, int]:
         images, labels = batch
         return (images,), labels, images.shape[0]

@@ -9,17 +9,35 @@ from project.errors import ConfigError
 
 
 class WarmupCosineLR(LambdaLR):
-    """LR rises linearly to the optimizer's LR over `warmup_steps`, then follows a cosine down to `min_lr`.
+    """LR rises linearly to the optimizer's LR over the warm-up, then follows a cosine down to `min_lr`
+    at the run's last step.
 
-    Step it once per optimizer step (Lightning: `interval: step`), not per epoch. `total_steps` is
-    filled in by `ClassificationModule` from `trainer.estimated_stepping_batches`.
+    Both phases are set as fractions of the run, so a run of 50 steps and one of 50,000 both warm up
+    briefly and decay at the end: a warm-up in absolute steps that suits one data set is most of a
+    short run on a smaller one. Step it once per optimizer step (Lightning: `interval: step`).
+    `total_steps` is filled in by `ClassificationModule` from `trainer.estimated_stepping_batches`.
+
+    Args:
+        warmup: share of the run's steps spent warming up.
+        warmup_steps: an absolute warm-up instead, when set (capped at the run's length).
+        min_lr: the LR at the end of the cosine.
     """
 
-    def __init__(self, optimizer: Optimizer, total_steps: int, warmup_steps: int = 0, min_lr: float = 0.0) -> None:
-        if warmup_steps < 0 or min_lr < 0:
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        total_steps: int,
+        warmup: float = 0.05,
+        warmup_steps: int | None = None,
+        min_lr: float = 0.0,
+    ) -> None:
+        if not 0 <= warmup < 1:
+            raise ConfigError(f"warmup is a share of the run's steps, in [0, 1): got {warmup}")
+        if (warmup_steps is not None and warmup_steps < 0) or min_lr < 0:
             raise ConfigError(f"warmup_steps ({warmup_steps}) and min_lr ({min_lr}) must be >= 0")
         self.total_steps = max(int(total_steps), 1)
-        self.warmup_steps = min(warmup_steps, self.total_steps)
+        steps = round(warmup * self.total_steps) if warmup_steps is None else warmup_steps
+        self.warmup_steps = min(steps, self.total_steps)
         self.min_lr = min_lr
         lambdas = [self._factor_fn(group["lr"]) for group in optimizer.param_groups]
         super().__init__(optimizer, lambdas)

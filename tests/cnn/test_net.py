@@ -82,3 +82,29 @@ def test_receptive_field_of_our_cnn_grows_with_stages():
     assert receptive_field(SimpleCNN(4, channels=(16, 32, 64, 128))) == 17
     # The 1x1 of a separable conv adds nothing.
     assert receptive_field(SimpleCNN(4, channels=(16, 32, 64), conv="depthwise_separable")) == 9
+
+
+@pytest.mark.parametrize("size", [32, 64, 128, 224])
+def test_auto_depth_covers_the_input_side(size):
+    rf = receptive_field(SimpleCNN(10, image_size=size))
+    assert size <= rf < 2 * size  # covers it, with no stage more than that takes
+
+
+def test_a_fixed_depth_takes_the_first_stages():
+    net = SimpleCNN(4, depth=3, image_size=224)
+    assert receptive_field(net) == 9 and net.head[-1].in_features == 64
+
+
+def test_the_receptive_field_check_warns_below_half_the_image_and_names_the_fix():
+    from types import SimpleNamespace
+
+    from project.callbacks.checks import ReceptiveField, Report
+
+    warnings: list[str] = []
+    trainer = SimpleNamespace(datamodule=SimpleNamespace(image_size=64))
+    for depth, warned in ((3, True), ("auto", False)):
+        report = Report(warn_to=lambda check, message: warnings.append(message))
+        ReceptiveField().on_fit_start(report, trainer, SimpleCNN(4, depth=depth, image_size=64))
+        assert "receptive field" in report.checked
+        assert bool(report.findings) == warned
+    assert "9x9 pixels of 64x64" in warnings[0] and "Add stages" in warnings[0]

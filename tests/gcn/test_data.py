@@ -1,9 +1,12 @@
+import math
+
 import pytest
 import torch
 from torch_geometric.data import Data
 
 from project.data.graphs import GraphClassificationDataModule
 from project.data.graphs.checks import check_graph
+from project.data.graphs.features import with_node_features
 from project.data.graphs.files import load_planetoid
 from project.data.graphs.node_level import NodeClassificationDataModule
 from project.data.graphs.synthetic import FAMILIES, structure_graphs
@@ -26,7 +29,7 @@ def test_structure_graphs_are_seeded_balanced_and_varied():
 
 def test_graph_datamodule_batches_block_diagonally():
     dm = GraphClassificationDataModule(num_graphs=100, batch_size=16)
-    assert (dm.num_classes, dm.num_features) == (4, 1)
+    assert (dm.num_classes, dm.num_features) == (4, 1 + 11)  # a constant, then one-hot degree 0..10
     dm.setup("fit")
     assert (len(dm.train_set), len(dm.val_set), len(dm.test_set)) == (80, 10, 10)
     batch = next(iter(dm.train_dataloader()))
@@ -56,7 +59,9 @@ def write_tu(root, name: str = "TOY") -> None:
 
 def test_reads_a_tu_dataset_from_disk(tmp_path):
     write_tu(tmp_path)
-    dm = GraphClassificationDataModule(source="tu", name="TOY", data_dir=str(tmp_path), batch_size=2)
+    dm = GraphClassificationDataModule(
+        source="tu", name="TOY", data_dir=str(tmp_path), batch_size=2, node_features=["given"]
+    )
     assert dm.num_classes == 2 and dm.num_features == 2  # node labels one-hot
     assert len(dm.graphs) == 6
     triangles = [g for g in dm.graphs if g.num_edges == 6]
@@ -169,3 +174,27 @@ def test_neighbor_loader_batches_seed_nodes():
     dm.setup("fit")
     batch = next(iter(dm.val_dataloader()))
     assert batch.batch_size == 16 and bool(dm.graph.val_mask[batch.n_id[:16]].all())
+
+
+def test_node_features_put_the_chosen_parts_side_by_side():
+    # A star: the hub has degree 3, the leaves 1; the data gives 2 features per node.
+    star = Data(x=torch.randn(4, 2), edge_index=torch.tensor([[0, 0, 0, 1, 2, 3], [1, 2, 3, 0, 0, 0]]))
+    out = with_node_features(star, ["given", "degree", "degree_profile"], max_degree=2)
+    assert out.x.shape == (4, 2 + 3 + 5)
+    torch.testing.assert_close(out.x[:, :2], star.x)
+    # One-hot degree, the hub's 3 capped into the last slot (max_degree 2).
+    assert out.x[:, 2:5].tolist() == [[0, 0, 1], [0, 1, 0], [0, 1, 0], [0, 1, 0]]
+    assert out.x[0, 5] == pytest.approx(math.log1p(3))  # the profile starts with the degree, log(1 + ·)
+    assert star.x.shape == (4, 2)  # the dataset's own graph is left as it was
+    no_features = Data(edge_index=star.edge_index, num_nodes=4)
+    assert with_node_features(no_features, ["given"], 2).x.tolist() == [[1.0]] * 4
+
+
+def test_tu_set_without_node_features_gets_degree_by_default(tmp_path):
+    write_tu(tmp_path)
+    for file in (tmp_path / "TOY" / "raw").glob("TOY_node_labels.txt"):
+        file.unlink()
+    dm = GraphClassificationDataModule(source="tu", name="TOY", data_dir=str(tmp_path), max_degree=4)
+    assert dm.num_features == 1 + 5  # a constant, then one-hot degree 0..4
+    with pytest.raises(ValueError, match="node_features is empty"):
+        GraphClassificationDataModule(source="tu", name="TOY", data_dir=str(tmp_path), node_features=[])

@@ -67,7 +67,7 @@ def test_num_features_is_linked_from_the_data(tmp_path):
         "--data.test_fraction=0",
         "--trainer.max_steps=2",
     )
-    assert cli.model.net.features.convs[0].in_channels == 2
+    assert cli.model.net.features.convs[0].in_channels == 2 + 11  # node labels one-hot, then degree 0..10
     assert cli.model.net.head.out_features == 2
     cli.trainer.fit(cli.model, cli.datamodule)
     assert cli.trainer.global_step == 2

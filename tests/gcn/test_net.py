@@ -62,7 +62,7 @@ def small_graphs() -> list[Data]:
     return graphs
 
 
-@pytest.mark.parametrize("conv", ["pyg", "native"])
+@pytest.mark.parametrize("conv", ["gcn", "native", "gin", "sage", "gat"])
 @pytest.mark.parametrize("readout", ["mean", "sum", "max"])
 def test_each_graph_of_a_batch_gives_what_it_gives_alone(conv, readout):
     torch.manual_seed(0)
@@ -106,3 +106,20 @@ def test_node_level_gives_one_output_per_node():
     net = GCN(num_classes=3, in_channels=4, readout=None)
     g = small_graphs()[3]
     assert net(g.x, g.edge_index).shape == (25, 3)
+
+
+def test_gat_refuses_a_width_its_heads_do_not_divide():
+    with pytest.raises(ValueError, match="divide into 4 heads"):
+        GCN(num_classes=2, in_channels=4, hidden_channels=10, conv="gat")
+
+
+def test_gin_sees_degrees_on_constant_features():
+    # A star and a path of 4 nodes, every node carrying the same 1: only the degrees differ. GIN sums its
+    # neighbours, so the star's hub sums three and the pooled outputs differ.
+    star = torch.tensor([[0, 0, 0, 1, 2, 3], [1, 2, 3, 0, 0, 0]])
+    path = torch.tensor([[0, 1, 1, 2, 2, 3], [1, 0, 2, 1, 3, 2]])
+    x = torch.ones(4, 1)
+    torch.manual_seed(0)
+    gin = GCN(num_classes=2, in_channels=1, hidden_channels=8, conv="gin", readout="sum").eval()
+    with torch.no_grad():
+        assert not torch.allclose(gin(x, star), gin(x, path), atol=1e-4)

@@ -6,7 +6,7 @@ through `Report`; the callback (diagnostics.py) only dispatches, so a new check 
 from project.callbacks.checks.base import Check, Finding, Report
 from project.callbacks.checks.batches import Finite, FirstBatches
 from project.callbacks.checks.data import DataSpeed, Splits
-from project.callbacks.checks.model import EvalMode, Gradients, KeptGraphs, Parameters
+from project.callbacks.checks.model import EvalMode, Gradients, KeptGraphs, Parameters, ReceptiveField
 
 __all__ = [
     "Check",
@@ -18,6 +18,7 @@ __all__ = [
     "Gradients",
     "KeptGraphs",
     "Parameters",
+    "ReceptiveField",
     "Report",
     "Splits",
 ]

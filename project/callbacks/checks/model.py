@@ -3,9 +3,11 @@ validation, no autograd graph kept across steps."""
 
 import torch
 from lightning.pytorch import LightningModule, Trainer
+from torch import nn
 
 from project.callbacks import training_checks as checks
 from project.callbacks.checks.base import Check, Report
+from project.nets.receptive_field import receptive_fields
 
 
 class Parameters(Check):
@@ -108,3 +110,25 @@ class KeptGraphs(Check):
                     f"allocated GPU memory grew at every one of {self.window} steps ({growth:.0f} MiB in all): "
                     "something keeps tensors from each step. Store loss.detach() or loss.item(), not the loss.",
                 )
+
+
+class ReceptiveField(Check):
+    """A conv net whose last layer sees less than half the image, pooled globally: it can only count local
+    textures. Judged from the DataModule's `image_size`; nets without convs or data without it are skipped."""
+
+    def on_fit_start(self, report: Report, trainer: Trainer, model: LightningModule) -> None:
+        size = getattr(trainer.datamodule, "image_size", None)
+        fields = receptive_fields(model)
+        pooled = any(isinstance(m, nn.AdaptiveAvgPool2d | nn.AdaptiveMaxPool2d) for m in model.modules())
+        if not size or not fields or not pooled:  # a flattening head sees the whole image anyway
+            return
+        report.checked.add("receptive field")
+        rf = fields[-1].receptive_field
+        if rf < size / 2:
+            report.warn(
+                "receptive field",
+                f"the last conv layer sees {rf}x{rf} pixels of {size}x{size} inputs: after global pooling the "
+                "head can only count local textures, not recognise shapes larger than that. Add stages "
+                "(SimpleCNN: depth auto, or more channels), strides or dilation until it covers at least half "
+                "the image.",
+            )

@@ -1,0 +1,60 @@
+"""Lightning's EarlyStopping, with a way to turn it off from a config."""
+
+from typing import Literal
+
+from lightning.pytorch import LightningModule, Trainer
+from lightning.pytorch.callbacks import EarlyStopping
+from lightning.pytorch.callbacks.early_stopping import EarlyStoppingReason
+
+
+class EarlyStop(EarlyStopping):
+    """Stops the fit when `monitor` has not improved by more than `min_delta` for `patience` validations.
+
+    `patience: null` turns it off: the `overfit` preset, or a run meant to go the whole `max_epochs`.
+    `min_delta` guards against noise: on a small validation set one sample is a visible change in accuracy.
+    `stopping_threshold` stops at once past it: a perfect `val/acc` leaves the best checkpoint nothing to gain.
+    """
+
+    def __init__(
+        self,
+        monitor: str = "val/acc",
+        mode: Literal["min", "max"] = "max",
+        patience: int | None = 5,
+        min_delta: float = 0.0,
+        stopping_threshold: float | None = None,
+    ) -> None:
+        super().__init__(
+            monitor=monitor,
+            mode=mode,
+            patience=patience or 0,
+            min_delta=min_delta,
+            stopping_threshold=stopping_threshold,
+            check_on_train_epoch_end=False,  # after each validation, when the metric exists: patience counts those
+        )
+        self.enabled = patience is not None
+
+    def on_train_epoch_end(self, trainer: Trainer, pl_module: LightningModule) -> None:
+        if self.enabled:
+            super().on_train_epoch_end(trainer, pl_module)
+
+    def on_validation_end(self, trainer: Trainer, pl_module: LightningModule) -> None:
+        if self.enabled:
+            super().on_validation_end(trainer, pl_module)
+
+
+def stop_summary(trainer: Trainer) -> str | None:
+    """One line for the fit summary: where the fit stopped and why."""
+    stoppers = [cb for cb in trainer.callbacks if isinstance(cb, EarlyStopping) and getattr(cb, "enabled", True)]
+    stopped = [cb for cb in stoppers if cb.stopped_epoch]
+    if stopped:
+        cb = stopped[0]
+        if cb.stopping_reason != EarlyStoppingReason.PATIENCE_EXHAUSTED:
+            return f"  stopped early after epoch {cb.stopped_epoch + 1}: {cb.stopping_reason_message}"
+        return (
+            f"  stopped early after epoch {cb.stopped_epoch + 1} of {trainer.max_epochs}: {cb.monitor} "
+            f"had not improved for {cb.wait_count} validations (best {cb.best_score.item():.4f})"
+        )
+    if trainer.max_epochs and trainer.current_epoch >= trainer.max_epochs:
+        note = " while still improving: more epochs may help" if any(cb.wait_count == 0 for cb in stoppers) else ""
+        return f"  ran all {trainer.max_epochs} epochs{note}"
+    return None
