@@ -15,12 +15,13 @@ PRESETS = sorted((CONFIG_DIR / "presets").glob("*.yaml"))
 CONFIGS = [(family, []) for family in FAMILIES]
 CONFIGS += [("gcn", [f"--config={CONFIG_DIR / 'gcn_node.yaml'}"])]  # part: gcn
 # "Near zero" per family: the last logged training loss (cross-entropy, nats) after presets/overfit.yaml,
-# from about ln(classes) at the start; measured: cnn 0.012, lstm 0.019. The node-level GCN trains with
-# dropout 0.5, so its training loss stays noisy (0.02 and 0.12 in two runs here) and its training
-# accuracy, measured with dropout on, near 1. The graph-level GCN is left out: on constant node features
-# it cannot tell apart graphs that its normalised message passing sees alike, so memorising is not the
-# test there (benchmarks/README.md, Measured).
-NEAR = {"cnn": 0.05, "lstm": 0.1, "gcn_node": 0.25}
+# from about ln(classes) at the start; measured: cnn 0.012, lstm 0.019, graph-level gcn 0.0001 (0.68 on
+# constant node features, which its normalised message passing could not tell apart: degree features
+# fixed that). The node-level GCN trains with dropout 0.5, so its training loss stays noisy (0.02 and
+# 0.12 in two runs here) and its training accuracy, measured with dropout on, near 1 (0.95, 76 of its 80
+# labelled nodes, in one run: bound 0.9).
+NEAR = {"cnn": 0.05, "lstm": 0.1, "gcn": 0.05, "gcn_node": 0.25}
+TRAIN_ACC = {"cnn": 0.95, "lstm": 0.95, "gcn": 0.95, "gcn_node": 0.9}
 
 
 def name(family: str, extra: list[str]) -> str:
@@ -47,4 +48,4 @@ def test_the_overfit_preset_drives_the_training_loss_near_zero(family, extra):
     cli.trainer.fit(cli.model, cli.datamodule)
     loss = cli.trainer.callback_metrics["train/loss"].item()
     assert loss < NEAR[name(family, extra)], loss
-    assert cli.trainer.callback_metrics["train/acc"].item() >= 0.95  # in training mode: dropout still on
+    assert cli.trainer.callback_metrics["train/acc"].item() >= TRAIN_ACC[name(family, extra)]  # dropout still on

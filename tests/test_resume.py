@@ -9,6 +9,8 @@ from tests.processes import differing, fit, last_checkpoint, signal_at
 # Per family: epochs, extra arguments, and the steps at which the run is killed (and resumed each time).
 # last.ckpt is written every 2 steps and at each epoch's end. Epochs are 8 (cnn), 3 (lstm) and 3 (gcn)
 # steps long: the kills fall mid-epoch, on an epoch's last step, and just after an epoch-end checkpoint.
+# Early stopping stays on (its state is in the checkpoint) but without its threshold: a val/acc of 1
+# after epoch 2 would end the run before the second kill.
 PLAN = {
     "cnn": (3, ["--data.num_train=512"], [5, 13]),  # part: cnn
     "lstm": (4, [], [4, 9]),  # part: lstm
@@ -20,7 +22,7 @@ PLAN = {
 @pytest.mark.parametrize("family", FAMILIES)
 def test_killed_and_resumed_run_equals_an_uninterrupted_one(tmp_path, family):
     epochs, extra, kills = PLAN[family]
-    args = [f"--trainer.max_epochs={epochs}", *extra]
+    args = [f"--trainer.max_epochs={epochs}", "--early_stopping.stopping_threshold=null", *extra]
     reference, run = tmp_path / "reference", tmp_path / "killed"
     reference.mkdir(), run.mkdir()
     fit(family, reference, *args)

@@ -71,8 +71,10 @@ plt.show()
 # %% [markdown]
 # ## Train the graph classifier
 #
-# The class is the family that generated the graph; node features are constant, so only the
-# structure tells them apart.
+# The class is the family that generated the graph; the nodes carry no features of their own, so
+# only the structure tells them apart. GCN's normalisation all but hides a node's degree, so the
+# DataModule gives each node its one-hot degree (`node_features: [given, degree]`): with a constant
+# alone the same GCN stayed near 0.75 after 20 epochs.
 
 # %%
 from project.cli import build
