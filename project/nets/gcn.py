@@ -32,7 +32,7 @@ def make_conv(kind: Conv, in_channels: int, out_channels: int) -> nn.Module:
     sage: the mean of neighbours beside the node's own features, each with its own weights: robust to
         degree spread, and the usual layer under neighbour sampling.
     gat: neighbours weighted by learned attention (4 heads): for neighbours that matter unequally;
-        costs about 4× gcn.
+        the costliest of the five.
     """
     if kind in ("gcn", "native"):
         return GCNConv(in_channels, out_channels) if kind == "gcn" else GCNLayer(in_channels, out_channels)
