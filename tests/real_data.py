@@ -3,6 +3,7 @@ project's generators. Each set is hard in the way the generated defaults are not
 
 import csv
 import random
+import re
 from pathlib import Path
 
 import numpy as np
@@ -78,3 +79,8 @@ def cycle_graphs(data_dir: Path, name: str = "CYCLES", count: int = 600, seed: i
     (raw / f"{name}_node_labels.txt").write_text("".join(f"{v}\n" for v in node_labels))
     (raw / f"{name}_graph_labels.txt").write_text("".join(f"{v}\n" for v in graph_labels))
     return data_dir
+
+
+def best_val_acc(stdout: str) -> float:
+    """The best `val/acc` that `project.fit`'s summary printed."""
+    return float(re.search(r"best val/acc: ([\d.]+)", stdout).group(1))

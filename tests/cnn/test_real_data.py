@@ -1,18 +1,12 @@
 """Real digit scans through the README's command with the defaults (only the data arguments given);
 the bound is justified in docs/your-data.md."""
 
-import re
-
 import pytest
 
 from tests.conftest import run
-from tests.real_data import digit_scans
+from tests.real_data import best_val_acc, digit_scans
 
 pytestmark = pytest.mark.slow
-
-
-def best_val_acc(stdout: str) -> float:
-    return float(re.search(r"best val/acc: ([\d.]+)", stdout).group(1))
 
 
 def test_cnn_learns_real_digit_scans(tmp_path):

@@ -1,18 +1,12 @@
 """A TU-format set whose class only structure shows, through the README's command with the defaults
 (only the data arguments given); the bound is justified in docs/your-data.md."""
 
-import re
-
 import pytest
 
 from tests.conftest import run
-from tests.real_data import cycle_graphs
+from tests.real_data import best_val_acc, cycle_graphs
 
 pytestmark = pytest.mark.slow
-
-
-def best_val_acc(stdout: str) -> float:
-    return float(re.search(r"best val/acc: ([\d.]+)", stdout).group(1))
 
 
 def test_gcn_learns_a_class_that_only_structure_shows(tmp_path):

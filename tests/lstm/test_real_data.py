@@ -1,18 +1,12 @@
 """Reviews of the kind users bring, through the README's command with the defaults (only the data
 arguments given); the bound is justified in docs/your-data.md."""
 
-import re
-
 import pytest
 
 from tests.conftest import run
-from tests.real_data import short_reviews
+from tests.real_data import best_val_acc, short_reviews
 
 pytestmark = pytest.mark.slow
-
-
-def best_val_acc(stdout: str) -> float:
-    return float(re.search(r"best val/acc: ([\d.]+)", stdout).group(1))
 
 
 def test_lstm_learns_reviews_whose_sentiment_sits_anywhere(tmp_path):
