@@ -26,6 +26,8 @@ from pathlib import Path
 import yaml
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
+from tests.real_data import best_val_acc, cycle_graphs, digit_scans, short_reviews
+
 OFF = ["--early_stopping.patience", "null"]
 BEFORE = {
     "cnn": [*OFF, "--trainer.max_epochs", "6", "--model.scheduler.init_args.warmup_steps", "50",
@@ -49,9 +51,6 @@ REAL = {
 
 
 def write_real_data(cwd: Path) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from tests.real_data import cycle_graphs, digit_scans, short_reviews
-
     digit_scans(cwd / "digits")
     short_reviews(cwd / "reviews.csv", count=2000)
     short_reviews(cwd / "reviews600.csv", count=600)
@@ -78,7 +77,7 @@ def fit(family: str, extra: list[str], cwd: str) -> tuple[float, int, float, flo
     start = time.perf_counter()
     out = subprocess.run(command, cwd=cwd, check=True, capture_output=True, text=True).stdout
     seconds = time.perf_counter() - start
-    best = float(re.search(r"best val/acc: ([\d.]+)", out).group(1))
+    best = best_val_acc(out)
     epochs = re.search(r"(?:after epoch|ran all) (\d+)", out)
     log_dir = Path(cwd) / re.search(r"logs and config: (\S+)", out).group(1)
     return seconds, int(epochs.group(1)) if epochs else 0, best, epoch_seconds(log_dir)

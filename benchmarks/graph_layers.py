@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.defaults import fit
+from tests.real_data import cycle_graphs
 
 CONVS = ["gcn", "native", "gin", "sage", "gat"]
 FEATURES = {"given": "[given]", "given + degree": "[given, degree]"}
@@ -29,9 +30,6 @@ def main() -> None:
         args.epochs = 3
     print("| conv | node features | best val/acc | s / epoch |\n|---|---|---|---|")
     with tempfile.TemporaryDirectory() as cwd:
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-        from tests.real_data import cycle_graphs
-
         cycle_graphs(Path(cwd) / "tu")
         data = ["--data.source", "tu", "--data.name", "CYCLES", "--data.data_dir", "tu"]
         for conv in CONVS:

@@ -33,10 +33,6 @@ class EarlyStop(EarlyStopping):
         )
         self.enabled = patience is not None
 
-    def on_train_epoch_end(self, trainer: Trainer, pl_module: LightningModule) -> None:
-        if self.enabled:
-            super().on_train_epoch_end(trainer, pl_module)
-
     def on_validation_end(self, trainer: Trainer, pl_module: LightningModule) -> None:
         if self.enabled:
             super().on_validation_end(trainer, pl_module)
