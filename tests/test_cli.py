@@ -118,3 +118,13 @@ def test_the_fit_summary_says_where_and_why_the_fit_stopped(tmp_path):
     # min_delta 0.5: no epoch can count as better than the first, so patience 1 stops after the second.
     assert cli.trainer.current_epoch == 2
     assert "stopped early after epoch 2 of 6: val/acc had not improved for 1 validations" in fit_summary(cli.trainer)
+
+
+def test_a_run_without_an_epoch_limit_does_not_claim_it_ran_all_epochs():
+    from project.cli import build, fit_summary
+
+    family = FAMILIES[0]
+    cli = build(family, *TINY, *SMALL[family], "--trainer.max_epochs=-1", "--trainer.max_steps=2")
+    cli.trainer.fit(cli.model, datamodule=cli.datamodule)
+    summary = fit_summary(cli.trainer)
+    assert "best checkpoint" in summary and "ran all" not in summary and "stopped early" not in summary

@@ -50,7 +50,7 @@ def stop_summary(trainer: Trainer) -> str | None:
             f"  stopped early after epoch {cb.stopped_epoch + 1} of {trainer.max_epochs}: {cb.monitor} "
             f"had not improved for {cb.wait_count} validations (best {cb.best_score.item():.4f})"
         )
-    if trainer.max_epochs and trainer.current_epoch >= trainer.max_epochs:
+    if (trainer.max_epochs or 0) > 0 and trainer.current_epoch >= trainer.max_epochs:  # -1: no epoch limit
         note = " while still improving: more epochs may help" if any(cb.wait_count == 0 for cb in stoppers) else ""
         return f"  ran all {trainer.max_epochs} epochs{note}"
     return None
