@@ -1,6 +1,6 @@
 """The training loop a careful practitioner writes without Lightning, for the parity benchmark and test.
 
-It does the same arithmetic as `Trainer.fit` on a `ClassificationModule`: same data order, same
+It does the same arithmetic as `Trainer.fit` on a `TaskModule`: same data order, same
 clipping, same schedule, evaluation in eval mode under no_grad; on a GPU, each batch moved there and
 the forward pass under bf16 autocast when asked, as Lightning's `bf16-mixed` does.
 """
@@ -13,7 +13,8 @@ import torch
 import torch.nn.functional as F
 from lightning.fabric.utilities.apply_func import move_data_to_device
 
-from project.models.classifier import IGNORE, ClassificationModule
+from project.models.base import TaskModule
+from project.tasks import IGNORE
 
 
 def tick(clock: list[float], device: torch.device) -> None:
@@ -24,7 +25,7 @@ def tick(clock: list[float], device: torch.device) -> None:
 
 
 def raw_fit(
-    model: ClassificationModule,
+    model: TaskModule,
     datamodule: L.LightningDataModule,
     epochs: int,
     clip: float,

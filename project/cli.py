@@ -27,7 +27,7 @@ class ProjectCLI(CheckpointCheckingCLI):
 
     Args:
         data_links: DataModule attribute -> the model's init arguments it fills in when both are
-            instantiated (`ClassificationModule.data_links`: the class count, the vocabulary size...).
+            instantiated (`TaskModule.data_links`: the class count, the vocabulary size...).
     """
 
     def __init__(self, *args: Any, data_links: dict[str, tuple[str, ...]] | None = None, **kwargs: Any) -> None:

@@ -1,12 +1,11 @@
 """`python -m project.doctor --model NAME [fit args]`: a pre-flight check before a long run.
 
 It builds exactly what `python -m project.fit` with the same arguments would, then shows one batch and
-the label histogram, runs the first forward and backward pass with every diagnostics check on, and tries
-to overfit two batches: a model that cannot is buggy, not under-trained. It ends with a verdict table
-and exits 1 when anything is wrong, so CI can run it.
+the targets (a label histogram, or their statistics), runs the first forward and backward pass with every
+diagnostics check on, and tries to overfit two batches: a model that cannot is buggy, not under-trained.
+It ends with a verdict table and exits 1 when anything is wrong, so CI can run it.
 """
 
-import math
 import sys
 import warnings
 from collections.abc import Sequence
@@ -16,10 +15,10 @@ import torch
 from lightning.pytorch import Callback, LightningModule, Trainer
 
 from project.callbacks.diagnostics import CHECKS, Diagnostics
-from project.callbacks.training_checks import TrainingProblem, named_tensors
+from project.callbacks.training_checks import named_tensors
 from project.cli import compose
-from project.errors import reported
-from project.models.classifier import IGNORE
+from project.errors import TrainingProblem, reported
+from project.tasks import Task
 
 OVERFIT_BATCHES = 2
 MIN_STEPS, MAX_STEPS = 30, 400  # at least enough for every check; at most a minute on a CPU
@@ -34,22 +33,23 @@ class Probe(Callback):
         self.losses: list[float] = []
         self.epoch_losses: list[float] = []  # the mean over each epoch's (fixed) batches
         self.batches = 0
+        self.first_targets: torch.Tensor | None = None  # the first batch's, for the expected initial loss
         self._epoch_start = 0
 
     def on_train_start(self, trainer: Trainer, pl_module: LightningModule) -> None:
         loader = trainer.datamodule.train_dataloader()
-        counts = torch.zeros(pl_module.hparams["num_classes"], dtype=torch.long)
-        seen = 0
-        for batch in loader:
+        targets = []
+        for seen, batch in enumerate(loader):
             if seen == 0:
                 print(describe_batch(batch))
             _, target, _ = pl_module.unpack(batch)
-            target = target[target != IGNORE]
-            counts += torch.bincount(target.clamp(0, len(counts) - 1), minlength=len(counts))
-            seen += 1
-            if seen == HISTOGRAM_BATCHES:
+            rows = pl_module.scored_rows(batch)
+            targets.append(target if rows is None else target[rows])
+            if seen + 1 == HISTOGRAM_BATCHES:
                 break
-        print(describe_labels(counts, getattr(trainer.datamodule, "class_names", None), seen))
+        self.first_targets = targets[0]
+        names = getattr(trainer.datamodule, "output_names", None)
+        print(pl_module.task.describe_targets(torch.cat(targets), names, len(targets)))
         self.batches = int(trainer.num_training_batches)
 
     def on_train_epoch_start(self, trainer: Trainer, pl_module: LightningModule) -> None:
@@ -78,16 +78,6 @@ def describe_batch(batch: Any) -> str:
     return "\n".join(lines)
 
 
-def describe_labels(counts: torch.Tensor, names: Sequence[str] | None, batches: int) -> str:
-    total = int(counts.sum())
-    names = names or [str(i) for i in range(len(counts))]
-    lines = [f"Labels in the first {batches} training batches ({total} scored):"]
-    for name, count in zip(names, counts.tolist(), strict=True):
-        share = count / max(total, 1)
-        lines.append(f"  {name:<16} {count:>7}  {share:6.1%}  {'#' * round(40 * share)}")
-    return "\n".join(lines)
-
-
 def overfit_trainer(configured: Trainer, callbacks: list[Callback]) -> Trainer:
     """One device, the configured precision and clipping, two fixed batches, no logs or checkpoints."""
     return Trainer(
@@ -109,9 +99,7 @@ def overfit_trainer(configured: Trainer, callbacks: list[Callback]) -> Trainer:
     )
 
 
-def verdicts(
-    diagnostics: Diagnostics, probe: Probe, num_classes: int, problem: str | None
-) -> list[tuple[str, str, str]]:
+def verdicts(diagnostics: Diagnostics, probe: Probe, task: Task, problem: str | None) -> list[tuple[str, str, str]]:
     rows = []
     for check, description in CHECKS.items():
         found = [f for f in diagnostics.findings if f.check == check]
@@ -119,14 +107,15 @@ def verdicts(
             rows.append((check, found[0].level.upper(), found[0].message))
         else:
             rows.append((check, "ok" if check in diagnostics.checked else "not run", description))
-    if probe.losses:
-        first, expected = probe.losses[0], math.log(num_classes)
+    if probe.losses and probe.first_targets is not None:
+        first = probe.losses[0]
+        expected, why = task.expected_initial_loss(probe.first_targets)
         sane = 0.5 * expected <= first <= 2 * expected
         rows.append(
             (
                 "initial loss",
                 "ok" if sane else "WARNING",
-                f"{first:.3f} on the first batch; untrained, about ln({num_classes}) = {expected:.3f} is expected"
+                f"{first:.3f} on the first batch; untrained, about {why} = {expected:.3f} is expected"
                 + ("" if sane else ": check the output layer's initialisation and the loss"),
             )
         )
@@ -166,7 +155,7 @@ def main(args: Sequence[str] | None = None) -> int:
             trainer.fit(model, datamodule=datamodule)
         except TrainingProblem as err:
             problem = str(err)
-    rows = verdicts(diagnostics, probe, model.hparams["num_classes"], problem)
+    rows = verdicts(diagnostics, probe, model.task, problem)
     bad = [row for row in rows if row[1] not in ("ok", "not run")]
     print("\n" + table(rows))
     print(f"\nVerdict: {'healthy' if not bad else f'{len(bad)} problem(s), see the table'}.")

@@ -32,6 +32,13 @@ class ConfigError(UserError, ValueError):
     """A config value that parses but cannot work (an unknown choice, an impossible combination)."""
 
 
+class TrainingProblem(UserError, RuntimeError):
+    """A mistake that stops training: wrong target shape or range, NaN or inf. At the command line it is one
+    `error:` line (exit status 1: the input parsed, the run failed)."""
+
+    exit_code = 1
+
+
 class TrainerSettingError(ConfigError):
     """A Trainer setting Lightning refused (`MisconfigurationException`): a GPU preset on a machine without one."""
 

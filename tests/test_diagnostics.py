@@ -11,13 +11,13 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from project.callbacks import training_checks as checks
 from project.callbacks.diagnostics import Diagnostics
-from project.callbacks.training_checks import TrainingProblem
-from project.models.classifier import ClassificationModule
+from project.errors import TrainingProblem
+from project.models.base import TaskModule
 
 FEATURES, CLASSES = 8, 3
 
 
-class Tiny(ClassificationModule):
+class Tiny(TaskModule):
     def unpack(self, batch):
         x, y = batch
         return (x,), y, len(x)

@@ -1,4 +1,4 @@
-"""The shared training system (project/models/classifier.py), through the real config of the first family this
+"""The shared training system (project/models/base.py), through the real config of the first family this
 project has: whichever families a generated project keeps, these tests run."""
 
 import os
@@ -34,7 +34,7 @@ def test_logs_the_documented_metrics(fitted):
     logged = set(fitted.trainer.callback_metrics)
     expected = {"train/loss", "train/acc", "train/f1", "val/loss", "val/acc", "val/f1", "val/acc_best"}
     assert expected <= logged
-    history = fitted.model.val_acc_best.compute().item()
+    history = fitted.model.val_best.compute().item()
     assert history == pytest.approx(fitted.trainer.callback_metrics["val/acc_best"].item())
 
 

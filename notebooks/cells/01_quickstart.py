@@ -64,9 +64,9 @@ plt.show()
 # %%
 import torch
 
-from project.models.image import ImageClassifier
+from project.models.image import ImageModel
 
-best = ImageClassifier.load_from_checkpoint(checkpoint.best_model_path).eval()
+best = ImageModel.load_from_checkpoint(checkpoint.best_model_path).eval()
 images, labels = next(iter(data.val_dataloader()))
 with torch.no_grad():
     out = best.predict_step((images, labels), 0)

@@ -23,7 +23,7 @@ from project.nets.cnn import SimpleCNN
 from project.nets.receptive_field import receptive_fields
 
 for depth in [3, "auto"]:
-    net = SimpleCNN(num_classes=4, depth=depth, image_size=32)
+    net = SimpleCNN(num_outputs=4, depth=depth, image_size=32)
     fields = receptive_fields(net)
     print(f"depth {depth}:")
     for field in fields:

@@ -22,14 +22,14 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from project.callbacks.diagnostics import Diagnostics
 from project.callbacks.log_file import log_to_console
-from project.callbacks.training_checks import TrainingProblem
-from project.models.classifier import ClassificationModule
+from project.errors import TrainingProblem
+from project.models.base import TaskModule
 
 log_to_console()  # the diagnostics' warnings, as the command line shows them
 logging.getLogger("lightning.pytorch").setLevel(logging.ERROR)  # only our messages here
 
 
-class Classifier(ClassificationModule):
+class Classifier(TaskModule):
     def unpack(self, batch):
         x, y = batch
         return (x,), y, len(x)

@@ -26,6 +26,7 @@ from project.callbacks.checks import (
     ReceptiveField,
     Report,
     Splits,
+    Targets,
 )
 
 __all__ = ["CHECKS", "Diagnostics", "Finding"]
@@ -36,8 +37,9 @@ CHECKS = {
     "parameters": "every layer registered and in the optimizer",
     "receptive field": "a conv net's last layer sees at least half the image",
     "splits": "training and validation data kept apart, validation not shuffled",
-    "labels": "label shape and class ids match the logits",
-    "logits": "the network outputs logits, not probabilities",
+    "targets": "the training targets suit the task: not constant, scaled, every label seen",
+    "labels": "targets shaped and ranged for the task and the outputs",
+    "logits": "the network outputs raw scores, not probabilities",
     "finite": "no NaN or inf in inputs, loss or gradients",
     "gradients": "every trainable parameter gets a gradient",
     "eval mode": "no module left in train mode during validation",
@@ -73,6 +75,7 @@ class Diagnostics(Callback):
             Parameters(),
             ReceptiveField(),
             Splits(),
+            Targets(),
             FirstBatches(batches=check_batches),
             Finite(first_steps=check_batches, every=finite_check_every),
             Gradients(),

@@ -9,19 +9,28 @@ from lightning.pytorch.loggers import TensorBoardLogger
 class HParamsMetrics(Callback):
     """At the end of fit, logs the model's and data's hyperparameters with `metrics` as `hp/<metric>`.
 
-    The `hp/` prefix keeps these single points apart from the metrics' own curves.
+    The `hp/` prefix keeps these single points apart from the metrics' own curves. By default the metrics
+    are the task's: the best monitored value, the task's summary metrics and `val/loss`.
     """
 
-    def __init__(self, metrics: Sequence[str] = ("val/acc_best", "val/acc", "val/f1", "val/loss")) -> None:
-        self.metrics = tuple(metrics)
+    def __init__(self, metrics: Sequence[str] | None = None) -> None:
+        self.metrics = tuple(metrics) if metrics is not None else None
 
     def on_fit_end(self, trainer: Trainer, pl_module: LightningModule) -> None:
         logger = trainer.logger
         if not trainer.is_global_zero or not isinstance(logger, TensorBoardLogger) or trainer.fast_dev_run:
             return
-        final = {f"hp/{k}": float(trainer.callback_metrics[k]) for k in self.metrics if k in trainer.callback_metrics}
+        metrics = self.metrics if self.metrics is not None else task_metrics(pl_module)
+        final = {f"hp/{k}": float(trainer.callback_metrics[k]) for k in metrics if k in trainer.callback_metrics}
         if not final:
             return
         # The same merge as Lightning's at the start, so hparams.yaml keeps its content.
         params = dict(trainer.datamodule.hparams) if trainer.datamodule is not None else {}
         logger.log_hyperparams(params | dict(pl_module.hparams), metrics=final)
+
+
+def task_metrics(pl_module: LightningModule) -> tuple[str, ...]:
+    task = getattr(pl_module, "task", None)
+    if task is None:
+        return ("val/loss",)
+    return (f"{task.monitor}_best", *task.summary, "val/loss")

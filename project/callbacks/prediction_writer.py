@@ -1,4 +1,4 @@
-"""Write `predict` results to a TSV file beside the run's logs, with label names when the data has them."""
+"""Write `predict` results to a TSV file beside the run's logs, in the task's columns."""
 
 from pathlib import Path
 from typing import Any
@@ -8,7 +8,9 @@ from lightning.pytorch.callbacks import BasePredictionWriter
 
 
 class PredictionWriter(BasePredictionWriter):
-    """`predictions.tsv`: one row per input: its index (the source line where the data knows it), label, probability.
+    """`predictions.tsv`: one row per input: its index (the source line where the data knows it), then the task's
+    columns (multiclass: label, probability; multilabel: the label set, then each label's probability;
+    regression: one value per target, in the targets' units).
 
     Args:
         output_path: the file; by default `predictions.tsv` in the trainer's log directory.
@@ -22,18 +24,14 @@ class PredictionWriter(BasePredictionWriter):
         self, trainer: Trainer, pl_module: LightningModule, predictions: Any, batch_indices: Any
     ) -> None:
         datamodule = trainer.datamodule
-        names = getattr(datamodule, "class_names", None)
-        rows = getattr(getattr(datamodule, "predict_set", None), "rows", None)
+        names = getattr(datamodule, "output_names", None)
+        where = getattr(getattr(datamodule, "predict_set", None), "rows", None)
         path = Path(self.output_path or Path(trainer.log_dir or ".") / "predictions.tsv")
         path.parent.mkdir(parents=True, exist_ok=True)
         # One process only: this writer is for single-device predict runs.
-        lines = ["line\tlabel\tprobability" if rows is not None else "index\tlabel\tprobability"]
-        index = 0
-        for batch in predictions:
-            for pred, confidence in zip(batch["pred"].tolist(), batch["confidence"].tolist(), strict=True):
-                where = rows[index].line if rows is not None else index
-                label = names[pred] if names else str(pred)
-                lines.append(f"{where}\t{label}\t{confidence:.4f}")
-                index += 1
+        columns, rows = pl_module.task.prediction_table(predictions, names)
+        lines = ["\t".join(["line" if where is not None else "index", *columns])]
+        for index, cells in enumerate(rows):
+            lines.append("\t".join([str(where[index].line if where is not None else index), *cells]))
         path.write_text("\n".join(lines) + "\n")
-        print(f"Wrote {index} predictions to {path}")
+        print(f"Wrote {len(rows)} predictions to {path}")

@@ -12,69 +12,10 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, DistributedSampler, RandomSampler, Subset
 
-from project.errors import UserError
-from project.models.classifier import IGNORE
-
 NAN_FIXES = (
     "Fixes, in order: lower the learning rate tenfold; clip gradients (--trainer.gradient_clip_val 1.0); "
     "check the data for NaN, inf or huge values."
 )
-
-
-class TrainingProblem(UserError, RuntimeError):
-    """A mistake that stops training: wrong label shape or range, NaN or inf. At the command line it is one
-    `error:` line (exit status 1: the input parsed, the run failed)."""
-
-    exit_code = 1
-
-
-def check_targets(logits: torch.Tensor, target: torch.Tensor, num_classes: int) -> None:
-    """Logits `[B, C]` and class ids `[B]` in `[0, C)`, before the loss reports it as a size or device-side error."""
-    if target.dim() == 2 and target.shape[1] == 1 and target.shape[0] == logits.shape[0]:
-        raise TrainingProblem(
-            f"labels have shape {list(target.shape)}, logits {list(logits.shape)}: cross-entropy wants labels "
-            f"[{target.shape[0]}] (one class id per row). Likely a dataset that returns [label] instead of label; "
-            "fix: label.squeeze(-1) in the dataset or collate function."
-        )
-    if target.dim() != 1 or logits.dim() != 2 or target.shape[0] != logits.shape[0]:
-        raise TrainingProblem(
-            f"logits have shape {list(logits.shape)} and labels {list(target.shape)}: expected logits "
-            "[batch, num_classes] and labels [batch] with the same batch size. Check how the batch is unpacked "
-            "and that the network keeps the batch dimension first (and does not flatten it away)."
-        )
-    if logits.shape[1] != num_classes:
-        raise TrainingProblem(
-            f"the network outputs {logits.shape[1]} scores per row but the model has num_classes={num_classes}: "
-            "set the network's num_classes from the data (the CLI links it)."
-        )
-    scored = target[target != IGNORE]
-    if scored.numel() and (scored.min() < 0 or scored.max() >= num_classes):
-        bad = scored[(scored < 0) | (scored >= num_classes)]
-        raise TrainingProblem(
-            f"class id {int(bad[0])} is out of range for num_classes={num_classes} (valid: 0..{num_classes - 1}; "
-            f"{bad.numel()} such labels in this batch). On a GPU this is an opaque 'device-side assert'. "
-            "Labels must be 0-based class ids: map them (e.g. 1..C -> 0..C-1) or raise num_classes."
-        )
-
-
-def looks_like_probabilities(logits: torch.Tensor) -> str | None:
-    """Outputs of softmax (rows sum to 1) or log-softmax (all <= 0): cross-entropy would apply it twice."""
-    if logits.dim() != 2 or logits.shape[1] < 2 or not logits.is_floating_point():
-        return None
-    rows = logits.detach().float()
-    if (rows >= 0).all() and torch.allclose(rows.sum(dim=1), torch.ones(len(rows), device=rows.device), atol=1e-3):
-        seen = "every row is non-negative and sums to 1 (a softmax)"
-    elif (rows <= 0).all() and torch.allclose(
-        rows.exp().sum(dim=1), torch.ones(len(rows), device=rows.device), atol=1e-3
-    ):
-        seen = "every value is <= 0 and each row's exp sums to 1 (a log-softmax)"
-    else:
-        return None
-    return (
-        f"the network's outputs look like probabilities: {seen}. Cross-entropy expects raw logits and applies "
-        "log-softmax itself, so training is slowed or stalled. Fix: remove the final softmax/log-softmax from "
-        "the network; apply softmax only at prediction time (predict_step does)."
-    )
 
 
 def unregistered_modules(model: nn.Module) -> list[str]:

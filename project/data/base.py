@@ -13,7 +13,7 @@ from project.data.sampling import EpochRandomSampler, loader_generator
 from project.errors import DataError
 
 
-class ClassificationDataModule(L.LightningDataModule):
+class BaseDataModule(L.LightningDataModule):
     """Loaders for `train_set`, `val_set`, `test_set` and `predict_set`, which subclasses fill in `setup`.
 
     Training shuffles (each epoch's order from the seed and the epoch alone, so it resumes and splits
@@ -35,6 +35,16 @@ class ClassificationDataModule(L.LightningDataModule):
         self.val_set: Dataset | None = None
         self.test_set: Dataset | None = None
         self.predict_set: Dataset | None = None
+
+    @property
+    def num_outputs(self) -> int:
+        """The network's output width: the class count here; labels or targets in multilabel and regression data."""
+        return self.num_classes
+
+    @property
+    def output_names(self) -> list[str] | None:
+        """A name per output (class, label, target) for predictions and pictures; None: numbered."""
+        return getattr(self, "class_names", None)
 
     def train_dataloader(self) -> DataLoader:
         dataset = self._require(self.train_set, "train")

@@ -5,14 +5,14 @@ from typing import Any, ClassVar
 import torch
 from lightning.pytorch.utilities import rank_zero_info
 
-from project.models.classifier import ClassificationModule
+from project.models.base import TaskModule
 from project.nets.receptive_field import receptive_field
 
 
-class ImageClassifier(ClassificationModule):
+class ImageModel(TaskModule):
     # The network's depth follows the input side (SimpleCNN's `depth: auto`).
     data_links: ClassVar[dict[str, tuple[str, ...]]] = {
-        **ClassificationModule.data_links,
+        **TaskModule.data_links,
         "image_size": ("net.init_args.image_size",),
     }
 

@@ -15,7 +15,7 @@ class WarmupCosineLR(LambdaLR):
     Both phases are set as fractions of the run, so a run of 50 steps and one of 50,000 both warm up
     briefly and decay at the end: a warm-up in absolute steps that suits one data set is most of a
     short run on a smaller one. Step it once per optimizer step (Lightning: `interval: step`).
-    `total_steps` is filled in by `ClassificationModule` from `trainer.estimated_stepping_batches`.
+    `total_steps` is filled in by `TaskModule` from `trainer.estimated_stepping_batches`.
 
     Args:
         warmup: share of the run's steps spent warming up.

@@ -4,12 +4,12 @@ from typing import Any, ClassVar
 
 import torch
 
-from project.models.classifier import ClassificationModule
+from project.models.base import TaskModule
 
 
-class SequenceClassifier(ClassificationModule):
+class SequenceModel(TaskModule):
     data_links: ClassVar[dict[str, tuple[str, ...]]] = {
-        **ClassificationModule.data_links,
+        **TaskModule.data_links,
         "vocab_size": ("net.init_args.vocab_size",),
     }
 

@@ -63,7 +63,7 @@ def make_norm(channels: int, kind: NormKind, bn_momentum: float) -> nn.Module:
 
 
 class SimpleCNN(nn.Module):
-    """Image classifier. Input `[batch, in_channels, H, W]`, any H and W; output logits `[batch, num_classes]`.
+    """Image classifier. Input `[batch, in_channels, H, W]`, any H and W; output logits `[batch, num_outputs]`.
 
     With global average pooling the head sees only what each unit of the last conv layer sees: a
     receptive field smaller than the objects leaves it counting local textures (enough for generated
@@ -85,7 +85,7 @@ class SimpleCNN(nn.Module):
 
     def __init__(
         self,
-        num_classes: int,
+        num_outputs: int,
         in_channels: int = 3,
         channels: tuple[int, ...] = (16, 32, 64, 64, 64, 128, 128, 128),
         depth: int | Literal["auto"] = "auto",
@@ -105,7 +105,7 @@ class SimpleCNN(nn.Module):
             blocks.append(ConvBlock(c_in, c_out, 2, conv, groups, bn_momentum, norm))
         # Global average pooling: the head's input size is channels[-1] whatever the image size.
         self.features = nn.Sequential(*blocks, nn.AdaptiveAvgPool2d(1), nn.Flatten())
-        self.head = nn.Sequential(nn.Dropout(dropout), nn.Linear(channels[-1], num_classes))
+        self.head = nn.Sequential(nn.Dropout(dropout), nn.Linear(channels[-1], num_outputs))
         self.apply(init_weights)
 
     def forward(self, images: torch.Tensor) -> torch.Tensor:

@@ -94,10 +94,10 @@ class GCN(nn.Module):
     name: the CLI and `--print_config` list them from `GCNEncoder`'s signature, so an option is added there once.
     """
 
-    def __init__(self, num_classes: int, in_channels: int, **encoder: Any) -> None:
+    def __init__(self, num_outputs: int, in_channels: int, **encoder: Any) -> None:
         super().__init__()
         self.features = GCNEncoder(in_channels=in_channels, **encoder)
-        self.head = nn.Linear(self.features.out_dim, num_classes)
+        self.head = nn.Linear(self.features.out_dim, num_outputs)
         self.head.apply(init_weights)
 
     def forward(self, x: torch.Tensor, edge_index: torch.Tensor, batch: torch.Tensor | None = None) -> torch.Tensor:

@@ -88,17 +88,17 @@ class LSTMEncoder(nn.Module):
 
 
 class LSTMClassifier(nn.Module):
-    """`LSTMEncoder` then a linear head: `(tokens [B, T], lengths [B])` → logits `[B, num_classes]`.
+    """`LSTMEncoder` then a linear head: `(tokens [B, T], lengths [B])` → logits `[B, num_outputs]`.
 
     `dropout` serves the encoder (between LSTM layers) and the head; every other argument is the
     encoder's (`hidden_size`, `readout`, ...), passed on by name: the CLI lists them from `LSTMEncoder`'s
     signature, so an option is added there once.
     """
 
-    def __init__(self, num_classes: int, vocab_size: int, dropout: float = 0.0, **encoder: Any) -> None:
+    def __init__(self, num_outputs: int, vocab_size: int, dropout: float = 0.0, **encoder: Any) -> None:
         super().__init__()
         self.features = LSTMEncoder(vocab_size=vocab_size, dropout=dropout, **encoder)
-        self.head = nn.Sequential(nn.Dropout(dropout), nn.Linear(self.features.out_dim, num_classes))
+        self.head = nn.Sequential(nn.Dropout(dropout), nn.Linear(self.features.out_dim, num_outputs))
         self.head.apply(init_weights)
 
     def forward(self, tokens: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:

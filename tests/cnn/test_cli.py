@@ -22,7 +22,7 @@ def test_print_config_resolves_presets_and_overrides(capsys):
 
 
 def test_a_class_path_model_gets_num_classes_linked():
-    cli = build("project.models.image.ImageClassifier", "--model.net=project.nets.cnn.SimpleCNN", *_shapes_data())
+    cli = build("project.models.image.ImageModel", "--model.net=project.nets.cnn.SimpleCNN", *_shapes_data())
     assert cli.model.net.head[-1].out_features == 4
 
 

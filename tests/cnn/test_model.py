@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from project.models.image import ImageClassifier
+from project.models.image import ImageModel
 from tests.conftest import TINY
 
 
@@ -31,8 +31,8 @@ def test_compiled_network_keeps_its_checkpoint_keys_and_outputs():
     from project.nets.cnn import SimpleCNN
 
     torch.manual_seed(0)
-    eager = ImageClassifier(SimpleCNN(4), num_classes=4).eval()
-    compiled = ImageClassifier(SimpleCNN(4), num_classes=4, compile_net=True).eval()
+    eager = ImageModel(SimpleCNN(4), num_outputs=4).eval()
+    compiled = ImageModel(SimpleCNN(4), num_outputs=4, compile_net=True).eval()
     compiled.load_state_dict(eager.state_dict())  # same keys: no `_orig_mod.` prefix
     images = torch.randn(8, 3, 32, 32)
     with torch.no_grad():

@@ -11,7 +11,7 @@ from project.nets.receptive_field import receptive_field, receptive_fields
 @pytest.mark.parametrize("conv", ["standard", "grouped", "depthwise_separable"])
 @pytest.mark.parametrize("size", [(32, 32), (45, 61)])
 def test_any_input_size_gives_logits_per_class(conv, size):
-    net = SimpleCNN(num_classes=5, conv=conv, channels=(16, 32, 64)).eval()
+    net = SimpleCNN(num_outputs=5, conv=conv, channels=(16, 32, 64)).eval()
     out = net(torch.randn(3, 3, *size))
     assert out.shape == (3, 5)
     # Logits, not probabilities: rows do not sum to 1.

@@ -66,7 +66,7 @@ def small_graphs() -> list[Data]:
 @pytest.mark.parametrize("readout", ["mean", "sum", "max"])
 def test_each_graph_of_a_batch_gives_what_it_gives_alone(conv, readout):
     torch.manual_seed(0)
-    net = GCN(num_classes=3, in_channels=4, hidden_channels=8, conv=conv, readout=readout, residual=True).eval()
+    net = GCN(num_outputs=3, in_channels=4, hidden_channels=8, conv=conv, readout=readout, residual=True).eval()
     graphs = small_graphs()
     batch = Batch.from_data_list(graphs)
     with torch.no_grad():
@@ -89,7 +89,7 @@ def test_the_batch_adjacency_is_block_diagonal():
 
 def test_changing_one_graph_changes_no_other():
     torch.manual_seed(0)
-    net = GCN(num_classes=3, in_channels=4, hidden_channels=8, readout="mean").eval()
+    net = GCN(num_outputs=3, in_channels=4, hidden_channels=8, readout="mean").eval()
     graphs = small_graphs()
     before = Batch.from_data_list(graphs)
     graphs[1].x = torch.randn_like(graphs[1].x) * 10
@@ -103,14 +103,14 @@ def test_changing_one_graph_changes_no_other():
 
 
 def test_node_level_gives_one_output_per_node():
-    net = GCN(num_classes=3, in_channels=4, readout=None)
+    net = GCN(num_outputs=3, in_channels=4, readout=None)
     g = small_graphs()[3]
     assert net(g.x, g.edge_index).shape == (25, 3)
 
 
 def test_gat_refuses_a_width_its_heads_do_not_divide():
     with pytest.raises(ValueError, match="divide into 4 heads"):
-        GCN(num_classes=2, in_channels=4, hidden_channels=10, conv="gat")
+        GCN(num_outputs=2, in_channels=4, hidden_channels=10, conv="gat")
 
 
 def test_gin_sees_degrees_on_constant_features():
@@ -120,6 +120,6 @@ def test_gin_sees_degrees_on_constant_features():
     path = torch.tensor([[0, 1, 1, 2, 2, 3], [1, 0, 2, 1, 3, 2]])
     x = torch.ones(4, 1)
     torch.manual_seed(0)
-    gin = GCN(num_classes=2, in_channels=1, hidden_channels=8, conv="gin", readout="sum").eval()
+    gin = GCN(num_outputs=2, in_channels=1, hidden_channels=8, conv="gin", readout="sum").eval()
     with torch.no_grad():
         assert not torch.allclose(gin(x, star), gin(x, path), atol=1e-4)

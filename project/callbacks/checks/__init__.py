@@ -5,7 +5,7 @@ through `Report`; the callback (diagnostics.py) only dispatches, so a new check 
 
 from project.callbacks.checks.base import Check, Finding, Report
 from project.callbacks.checks.batches import Finite, FirstBatches
-from project.callbacks.checks.data import DataSpeed, Splits
+from project.callbacks.checks.data import DataSpeed, Splits, Targets
 from project.callbacks.checks.model import EvalMode, Gradients, KeptGraphs, Parameters, ReceptiveField
 
 __all__ = [
@@ -21,4 +21,5 @@ __all__ = [
     "ReceptiveField",
     "Report",
     "Splits",
+    "Targets",
 ]

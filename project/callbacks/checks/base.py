@@ -8,7 +8,7 @@ from typing import Any
 import torch
 from lightning.pytorch import LightningModule, Trainer
 
-from project.callbacks.training_checks import TrainingProblem
+from project.errors import TrainingProblem
 
 
 @dataclass

@@ -7,14 +7,17 @@ from lightning.pytorch import LightningModule, Trainer
 
 from project.callbacks import training_checks as checks
 from project.callbacks.checks.base import Check, Report
-from project.callbacks.training_checks import NAN_FIXES, TrainingProblem
+from project.callbacks.training_checks import NAN_FIXES
+from project.errors import TrainingProblem
 
 
 class FirstBatches(Check):
-    """The first batches' inputs finite, labels shaped and ranged for the logits, logits not probabilities.
+    """The first batches' inputs finite, targets shaped and ranged for the outputs, outputs not already
+    probabilities: the task's own checks (project/tasks/).
 
-    The label and logit checks run on the network's output (a forward hook), before the loss turns a
-    mistake into a cryptic error. The sanity check meets the first validation batch before training does.
+    They run on the network's output (a forward hook), before the loss turns a mistake into a cryptic
+    error or, for a regression broadcast, into none at all. The sanity check meets the first validation
+    batch before training does.
     """
 
     def __init__(self, batches: int = 2) -> None:
@@ -46,16 +49,17 @@ class FirstBatches(Check):
         if bad := checks.non_finite(batch):
             report.stop("finite", f"{stage} batch {batch_idx} holds NaN or inf in {', '.join(bad)}. {NAN_FIXES}")
         _, target, _ = model.unpack(batch)
-        num_classes = model.hparams.get("num_classes", None)
+        task = getattr(model, "task", None)
 
-        def check_output(_module: Any, _args: Any, logits: torch.Tensor) -> None:
+        def check_output(_module: Any, _args: Any, output: torch.Tensor) -> None:
             self.remove_hook()
+            if task is None:
+                return
             try:
-                if num_classes is not None:
-                    checks.check_targets(logits, target, num_classes)
+                task.check_batch(output, target)
             except TrainingProblem as problem:
                 report.stop("labels", f"{stage} batch {batch_idx}: {problem}")
-            if (message := checks.looks_like_probabilities(logits)) is not None:
+            if (message := task.check_outputs(output)) is not None:
                 report.warn("logits", message)
 
         self.hook = model.register_forward_hook(check_output)

@@ -33,6 +33,19 @@ class Splits(Check):
             )
 
 
+class Targets(Check):
+    """The training split's targets as a whole suit the task: not constant, scaled for the loss, every label
+    seen (the task's `check_targets`). Needs the DataModule's `train_targets()`."""
+
+    def on_fit_start(self, report: Report, trainer: Trainer, model: LightningModule) -> None:
+        task, datamodule = getattr(model, "task", None), trainer.datamodule
+        if task is None or not hasattr(datamodule, "train_targets"):
+            return
+        report.checked.add("targets")
+        for message in task.check_targets(datamodule.train_targets()):
+            report.warn("targets", message)
+
+
 class DataSpeed(Check):
     """The model does not wait for data: time between steps against time in steps, over steps
     `skip_steps` to `judge_at` (the first steps pay one-time costs), judged once.

@@ -4,7 +4,7 @@ from typing import Literal
 
 from torch_geometric.loader.dataloader import Collater
 
-from project.data.base import ClassificationDataModule, seeded_split
+from project.data.base import BaseDataModule, seeded_split
 from project.data.graphs.checks import check_graph
 from project.data.graphs.features import NodeFeature, with_node_features
 from project.data.graphs.files import load_tu
@@ -12,7 +12,7 @@ from project.data.graphs.synthetic import FAMILIES, structure_graphs
 from project.errors import DataError
 
 
-class GraphClassificationDataModule(ClassificationDataModule):
+class GraphClassificationDataModule(BaseDataModule):
     """Batches are PyG `Batch` objects: the graphs' nodes stacked, their edges offset so that no edge
     joins two graphs (one block-diagonal adjacency), and `batch.batch` naming each node's graph.
 

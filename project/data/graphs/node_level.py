@@ -8,7 +8,7 @@ from torch_geometric.data import Data
 from torch_geometric.datasets import KarateClub
 from torchdata.stateful_dataloader import StatefulDataLoader
 
-from project.data.base import ClassificationDataModule
+from project.data.base import BaseDataModule
 from project.data.graphs.checks import check_graph
 from project.data.graphs.files import load_planetoid
 from project.data.graphs.neighbor_sampling import NeighborSampler
@@ -21,7 +21,7 @@ def _the_graph(items: list[Data]) -> Data:
     return items[0]
 
 
-class NodeClassificationDataModule(ClassificationDataModule):
+class NodeClassificationDataModule(BaseDataModule):
     """One graph, as whole-graph batches or as sampled neighbourhoods of `batch_size` seed nodes.
 
     `loader: full` gives the whole graph as every batch (one step per epoch, one process).

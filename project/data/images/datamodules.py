@@ -7,13 +7,13 @@ from pathlib import Path
 import torch
 from torch.utils.data import TensorDataset
 
-from project.data.base import ClassificationDataModule, ensure_writable_dir, seeded_split
+from project.data.base import BaseDataModule, ensure_writable_dir, seeded_split
 from project.data.images.folder import ImageFolderDataset, scan_image_folder
 from project.data.images.shapes import SHAPES, generate_shapes
 from project.data.images.transforms import ImageCollate, ImageTransform
 
 
-class ImageDataModule(ClassificationDataModule):
+class ImageDataModule(BaseDataModule):
     """What the image DataModules share: training batches augmented, except under `overfit_batches`.
 
     `--trainer.overfit_batches N` (presets/overfit.yaml) means N fixed batches to memorise; random crops

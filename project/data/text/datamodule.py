@@ -6,7 +6,7 @@ from typing import Any, Literal
 import torch
 from torch.utils.data import DataLoader, Dataset, Sampler
 
-from project.data.base import ClassificationDataModule, seeded_split
+from project.data.base import BaseDataModule, seeded_split
 from project.data.text.batching import BucketBatchSampler, PadCollate
 from project.data.text.files import TextRow, read_text_file
 from project.data.text.synthetic import generate_texts
@@ -28,7 +28,7 @@ class TokenizedDataset(Dataset):
         return self.ids[index], self.labels[index]
 
 
-class TextClassificationDataModule(ClassificationDataModule):
+class TextClassificationDataModule(BaseDataModule):
     """Texts and labels → padded token batches `(tokens [B, T], lengths [B], labels [B])`.
 
     Without `train_path` it generates a synthetic task (see `synthetic_text.py`). With files:

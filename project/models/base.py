@@ -1,4 +1,4 @@
-"""The training system shared by the LSTM, CNN and GCN classifiers."""
+"""The training system shared by the LSTM, CNN and GCN families, for every task (project/tasks/)."""
 
 import contextlib
 from abc import ABC, abstractmethod
@@ -7,66 +7,64 @@ from typing import Any, ClassVar
 
 import lightning.pytorch as L
 import torch
-import torch.nn.functional as F
 from lightning.pytorch.cli import OptimizerCallable
 from torch import nn
 from torch.optim import Optimizer
 from torch.optim.lr_scheduler import LRScheduler
-from torchmetrics import MaxMetric, Metric, MetricCollection
-from torchmetrics.classification import MulticlassAccuracy, MulticlassConfusionMatrix, MulticlassF1Score
+from torchmetrics import MaxMetric, Metric, MetricCollection, MinMetric
 
 from project.checkpoint_io import CheckpointError
 from project.compat import instantiated_by_cli, logs_this_step
 from project.errors import ConfigError
-
-IGNORE = -100  # a target that counts in neither the loss nor the metrics (cross_entropy's default)
+from project.tasks import Multiclass, Task
 
 # Called as scheduler(optimizer, total_steps): `WarmupCosineLR` and any class with that signature.
 SchedulerCallable = Callable[[Optimizer, int], LRScheduler]
 
 
-class ClassificationModule(L.LightningModule, ABC):
-    """Cross-entropy on logits, accuracy and macro-F1 per stage, configurable optimizer and schedule.
+class TaskModule(L.LightningModule, ABC):
+    """The task's loss and metrics per stage, the best monitored value, a configurable optimizer and schedule.
 
-    A subclass only says how its batch is unpacked (`unpack`). The network is injected: any
-    `nn.Module` with `features` and `head` that maps the unpacked inputs to logits
-    `[batch, num_classes]`.
+    A subclass only says how its batch is unpacked (`unpack`). The network is injected: any `nn.Module`
+    with `features` and `head` that maps the unpacked inputs to outputs `[rows, num_outputs]`; the task
+    (multiclass by default) says what those outputs mean.
 
     Args:
-        net: the network; it must not end in softmax (the loss applies log-softmax itself).
-        num_classes: number of classes; linked from the DataModule by the CLI.
+        net: the network; it ends in raw outputs (no softmax or sigmoid: the task's loss applies its own).
+        num_outputs: the network's output width (classes, labels, targets); linked from the DataModule by the CLI.
+        task: `Multiclass` (default), `Multilabel` or `Regression` (project/tasks/), with its own options.
         optimizer: e.g. `torch.optim.AdamW`; it receives only trainable parameters.
         scheduler: called as `scheduler(optimizer, total_steps)` and stepped every optimizer step.
         freeze_features: train the head only (fine-tuning). Frozen BatchNorm layers stay in eval
             mode, so their running statistics are not overwritten by the new data either.
-        label_smoothing: passed to the cross-entropy.
         compile_net: compile the network with `torch.compile` (in place: checkpoints keep their
             keys). Off by default: on the CPU only the CNN gained (benchmarks/compile.py).
     """
 
     # DataModule attribute -> the init arguments it fills in; the CLI links them at instantiation.
-    data_links: ClassVar[dict[str, tuple[str, ...]]] = {"num_classes": ("num_classes", "net.init_args.num_classes")}
+    data_links: ClassVar[dict[str, tuple[str, ...]]] = {"num_outputs": ("num_outputs", "net.init_args.num_outputs")}
 
     def __init__(
         self,
         net: nn.Module,
-        num_classes: int,
+        num_outputs: int,
+        task: Task | None = None,
         optimizer: OptimizerCallable = torch.optim.AdamW,
         scheduler: SchedulerCallable | None = None,
         freeze_features: bool = False,
-        label_smoothing: float = 0.0,
         compile_net: bool = False,
     ) -> None:
         super().__init__()
         # Under LightningCLI this records the config (class paths), not the objects, so
         # `load_from_checkpoint(path)` alone rebuilds the network. Built in code, the objects are left
         # out: a class or a function in the checkpoint would make it unloadable with weights_only=True.
-        self.save_hyperparameters(ignore=None if instantiated_by_cli() else ["net", "optimizer", "scheduler"])
+        self.save_hyperparameters(ignore=None if instantiated_by_cli() else ["net", "task", "optimizer", "scheduler"])
         self.net = net
+        self.task = task if task is not None else Multiclass()
+        self.task.bind(num_outputs)
         self.optimizer = optimizer
         self.scheduler = scheduler
         self.freeze_features = freeze_features
-        self.label_smoothing = label_smoothing
         if compile_net:
             self.net.compile()
         if freeze_features:
@@ -74,45 +72,57 @@ class ClassificationModule(L.LightningModule, ABC):
             # Lightning keeps each submodule's mode across its loops, so setting it once holds.
             self.net.features.eval()
 
-        # Targets of IGNORE are not scored: nodes outside the stage's mask, for instance.
-        # validate_args off: torchmetrics' check calls torch.unique on the targets at every update, which on a
-        # GPU waits for the device: one sync per metric per step (benchmarks/ablation.py measures it). The
-        # labels are checked anyway: the loss, computed first, refuses an out-of-range class, and the
-        # Diagnostics callback names it on the first batches.
-        scoring = {"ignore_index": IGNORE, "validate_args": False}
-        metrics = MetricCollection(
-            {
-                "acc": MulticlassAccuracy(num_classes, average="micro", **scoring),
-                "f1": MulticlassF1Score(num_classes, average="macro", **scoring),
-            }
-        )
+        metrics = self.task.metrics()
         self.train_metrics = metrics.clone(prefix="train/")
         self.val_metrics = metrics.clone(prefix="val/")
         self.test_metrics = metrics.clone(prefix="test/")
-        self.val_acc_best = MaxMetric()
-        # Drawn by the ConfusionMatrixImage callback; one bincount per validation batch.
-        self.val_confusion = MulticlassConfusionMatrix(num_classes, **scoring)
+        # The best monitored value so far (`val/acc_best`, `val/mae_best`...), for the progress bar and HParams.
+        self.val_best = MaxMetric() if self.task.mode == "max" else MinMetric()
 
     @abstractmethod
     def unpack(self, batch: Any) -> tuple[tuple[Any, ...], torch.Tensor, int]:
-        """Split a batch into (network inputs, targets, batch size for logging).
+        """Split a batch into (network inputs, targets, batch size for logging): one target row per output row."""
 
-        Targets hold one class id per row of the network's output, `IGNORE` where a row is not scored.
-        """
+    def scored_rows(self, batch: Any) -> torch.Tensor | None:
+        """Which rows of the output and targets the running stage scores; None: all of them."""
+        return None
+
+    def outputs(self, batch: Any) -> tuple[torch.Tensor, torch.Tensor, int]:
+        """The network's outputs and their targets, the rows this stage scores only, and the batch size."""
+        inputs, target, batch_size = self.unpack(batch)
+        output = self(*inputs)
+        if (rows := self.scored_rows(batch)) is not None:
+            output, target = output[rows], target[rows]
+        return output, target, batch_size
 
     def forward(self, *inputs: Any) -> torch.Tensor:
         return self.net(*inputs)
 
-    def train(self, mode: bool = True) -> "ClassificationModule":
+    def train(self, mode: bool = True) -> "TaskModule":
         super().train(mode)
         if self.freeze_features:
             # A caller's model.train() must not wake the frozen part's BatchNorm and Dropout.
             self.net.features.eval()
         return self
 
+    def setup(self, stage: str) -> None:
+        # What the task learns from the training targets (standardisation, label weights), before the first
+        # step; a resumed run then loads the same values from its checkpoint.
+        datamodule = self.trainer.datamodule
+        if stage == "fit" and self.task.needs_train_targets:
+            if not hasattr(datamodule, "train_targets"):
+                raise ConfigError(
+                    f"the {self.task.name} task learns from the training targets (standardize / pos_weight), and "
+                    f"{type(datamodule).__name__} has no train_targets(): add it, or turn that option off"
+                )
+            self.task.fit_statistics(datamodule.train_targets())
+
     def on_train_start(self) -> None:
-        # The sanity check ran validation already; its accuracy must not count as a best.
-        self.val_acc_best.reset()
+        # The sanity check ran validation already; its score must not count as a best.
+        self.val_best.reset()
+
+    def on_train_epoch_start(self) -> None:
+        self.task.prepare_metrics(self.train_metrics)
 
     def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None:
         # `load_from_checkpoint` builds the network outside the CLI; keep its config in hparams anyway,
@@ -132,12 +142,14 @@ class ClassificationModule(L.LightningModule, ABC):
         if "net" not in self.hparams and "net" in saved:
             self.save_hyperparameters(dict(saved))
 
-    def _shared_step(self, batch: Any, *metrics: Metric | MetricCollection) -> tuple[torch.Tensor, int]:
-        inputs, target, batch_size = self.unpack(batch)
-        logits = self(*inputs)
-        loss = F.cross_entropy(logits, target, ignore_index=IGNORE, label_smoothing=self.label_smoothing)
-        for metric in metrics:
-            metric.update(logits.detach(), target)
+    def _shared_step(
+        self, batch: Any, metrics: Metric | MetricCollection, observe: bool = False
+    ) -> tuple[torch.Tensor, int]:
+        output, target, batch_size = self.outputs(batch)
+        loss = self.task.loss(output, target)
+        metrics.update(self.task.scored(output.detach()), target)
+        if observe:
+            self.task.observe(output.detach(), target)
         return loss, batch_size
 
     def training_step(self, batch: Any, batch_idx: int) -> torch.Tensor:
@@ -154,17 +166,23 @@ class ClassificationModule(L.LightningModule, ABC):
         self._log_epoch(self.train_metrics)
 
     def on_validation_epoch_start(self) -> None:
-        self.val_confusion.reset()
+        self.task.prepare_metrics(self.val_metrics)
+        self.task.reset_observed()
 
     def validation_step(self, batch: Any, batch_idx: int) -> None:
-        loss, batch_size = self._shared_step(batch, self.val_metrics, self.val_confusion)
+        loss, batch_size = self._shared_step(batch, self.val_metrics, observe=True)
         # sync_dist: the loss is a per-process mean; torchmetrics objects sync themselves in compute().
         self.log("val/loss", loss, prog_bar=True, batch_size=batch_size, sync_dist=True)
 
     def on_validation_epoch_end(self) -> None:
         values = self._log_epoch(self.val_metrics, prog_bar=True)
-        self.val_acc_best(values["val/acc"])
-        self.log("val/acc_best", self.val_acc_best.compute(), prog_bar=True, sync_dist=True)
+        self.val_best(values[self.task.monitor])
+        self.log(f"{self.task.monitor}_best", self.val_best.compute(), prog_bar=True, sync_dist=True)
+        if more := self.task.on_validation_epoch_end(values):
+            self.log_dict(more, sync_dist=True)
+
+    def on_test_epoch_start(self) -> None:
+        self.task.prepare_metrics(self.test_metrics)
 
     def test_step(self, batch: Any, batch_idx: int) -> None:
         loss, batch_size = self._shared_step(batch, self.test_metrics)
@@ -182,10 +200,8 @@ class ClassificationModule(L.LightningModule, ABC):
         return values
 
     def predict_step(self, batch: Any, batch_idx: int) -> dict[str, torch.Tensor]:
-        inputs, _, _ = self.unpack(batch)
-        probs = self(*inputs).softmax(dim=-1)
-        confidence, pred = probs.max(dim=-1)
-        return {"probs": probs, "pred": pred, "confidence": confidence}
+        output, _, _ = self.outputs(batch)
+        return self.task.predict(output)
 
     def configure_optimizers(self) -> Any:
         optimizer = self.optimizer([p for p in self.parameters() if p.requires_grad])

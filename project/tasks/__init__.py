@@ -1,0 +1,13 @@
+"""What a model learns to predict: the loss, metrics, monitored metric, predictions, checks and pictures of
+each task. The training system (project/models/base.py) asks its task and knows none of them itself.
+
+`multiclass` (one class per row, cross-entropy), `multilabel` (a set of labels per row, binary
+cross-entropy per label) and `regression` (real values, MSE / L1 / Huber on standardised targets).
+"""
+
+from project.tasks.base import Task
+from project.tasks.multiclass import IGNORE, Multiclass
+from project.tasks.multilabel import Multilabel
+from project.tasks.regression import Regression
+
+__all__ = ["IGNORE", "Multiclass", "Multilabel", "Regression", "Task"]
