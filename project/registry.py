@@ -11,6 +11,7 @@ TRAINER_CONFIG = CONFIG_DIR / "trainer.yaml"  # the Trainer every family shares;
 class ModelEntry:
     config: str  # relative to configs/
     description: str
+    task: str = "multiclass"  # what its config's model predicts (project/tasks/)
 
     @property
     def path(self) -> Path:
@@ -24,8 +25,17 @@ class ModelEntry:
 
 MODELS: dict[str, ModelEntry] = {
     "cnn": ModelEntry("cnn.yaml", "CNN image classifier: generated shapes, or your image folders"),  # part: cnn
+    "cnn_multilabel": ModelEntry(
+        "cnn_multilabel.yaml", "CNN multilabel tagging: generated shape sets, or your images + labels CSV", "multilabel"
+    ),  # part: cnn
     "gcn": ModelEntry("gcn.yaml", "GCN graph classifier: generated graphs (node level: gcn_node.yaml)"),  # part: gcn
+    "gcn_regression": ModelEntry(
+        "gcn_regression.yaml", "GCN graph regression: a structural property, or TU files", "regression"
+    ),  # part: gcn
     "lstm": ModelEntry("lstm.yaml", "LSTM sequence classifier: generated sequences, or your texts"),  # part: lstm
+    "lstm_forecast": ModelEntry(
+        "lstm_forecast.yaml", "LSTM forecasting: a generated seasonal series, or your CSV series", "regression"
+    ),  # part: lstm
 }
 
 

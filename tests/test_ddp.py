@@ -8,7 +8,7 @@ import sys
 import pytest
 import torch
 
-from tests.conftest import FAMILIES
+from tests.conftest import FAMILIES, TASK_MODELS
 from tests.processes import ENV, PRESETS, fit, fit_command, last_checkpoint
 
 DDP = f"--config={PRESETS / 'cpu_ddp.yaml'}"
@@ -25,8 +25,16 @@ SETTINGS = {
         "--data.num_train=512",
         *SGD,
     ],  # part: cnn
+    "cnn_multilabel": [
+        "--data.augment=false",
+        "--model.net.norm=group",
+        "--data.num_train=512",
+        *SGD,
+    ],  # part: cnn
     "lstm": ["--model.net.dropout=0"],  # part: lstm
+    "lstm_forecast": [],  # part: lstm
     "gcn": [],  # part: gcn
+    "gcn_regression": [],  # part: gcn
 }
 # The sums run in another order (two half batches, then an average), and Adam magnifies such rounding
 # where gradients are near 0: its step is about ±lr whatever the gradient's size. With the CNN's AdamW
@@ -37,7 +45,7 @@ TOLERANCE = {"rtol": 1e-3, "atol": 1e-4}
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", [*FAMILIES, *TASK_MODELS])
 def test_two_processes_with_batch_b_equal_one_process_with_batch_2b(tmp_path, family):
     args = [*SETTINGS[family], "--trainer.max_epochs=2"]
     one, two = tmp_path / "one", tmp_path / "two"

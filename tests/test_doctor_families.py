@@ -3,11 +3,11 @@
 import pytest
 
 from project import doctor
-from tests.conftest import FAMILIES, SMALL, TINY
+from tests.conftest import FAMILIES, SMALL, TASK_MODELS, TINY
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", [*FAMILIES, *TASK_MODELS])
 def test_every_family_is_healthy(capsys, family):
     assert doctor.main(["--model", family, *SMALL[family], *TINY]) == 0, capsys.readouterr().out
     out = capsys.readouterr().out

@@ -3,7 +3,7 @@ bit for bit, as a run never stopped. Real processes, through `python -m project.
 
 import pytest
 
-from tests.conftest import FAMILIES
+from tests.conftest import FAMILIES, TASK_MODELS
 from tests.processes import differing, fit, last_checkpoint, signal_at
 
 # Per family: epochs, extra arguments, and the steps at which the run is killed (and resumed each time).
@@ -13,13 +13,16 @@ from tests.processes import differing, fit, last_checkpoint, signal_at
 # after epoch 2 would end the run before the second kill.
 PLAN = {
     "cnn": (3, ["--data.num_train=512"], [5, 13]),  # part: cnn
+    "cnn_multilabel": (3, ["--data.num_train=512"], [5, 13]),  # part: cnn
     "lstm": (4, [], [4, 9]),  # part: lstm
+    "lstm_forecast": (3, [], [5, 13]),  # part: lstm
     "gcn": (4, [], [3, 7]),  # part: gcn
+    "gcn_regression": (4, [], [3, 7]),  # part: gcn
 }
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", [*FAMILIES, *TASK_MODELS])
 def test_killed_and_resumed_run_equals_an_uninterrupted_one(tmp_path, family):
     epochs, extra, kills = PLAN[family]
     args = [f"--trainer.max_epochs={epochs}", "--early_stopping.stopping_threshold=null", *extra]

@@ -29,7 +29,9 @@ class PredictionWriter(BasePredictionWriter):
         path = Path(self.output_path or Path(trainer.log_dir or ".") / "predictions.tsv")
         path.parent.mkdir(parents=True, exist_ok=True)
         # One process only: this writer is for single-device predict runs.
-        columns, rows = pl_module.task.prediction_table(predictions, names)
+        # A module may lay its predictions out itself (the forecaster: one row per step ahead).
+        table = getattr(pl_module, "prediction_table", pl_module.task.prediction_table)
+        columns, rows = table(predictions, names)
         lines = ["\t".join(["line" if where is not None else "index", *columns])]
         for index, cells in enumerate(rows):
             lines.append("\t".join([str(where[index].line if where is not None else index), *cells]))

@@ -19,6 +19,8 @@ class Splits(Check):
         report.checked.add("splits")
         if getattr(trainer.datamodule, "splits_by_mask", False) and train.dataset is val.dataset:
             pass  # node-level tasks: one graph, split by masks
+        elif (overlap := checks.overlapping_steps(train.dataset, val.dataset)) is not None:
+            report.warn("splits", f"{overlap}.")
         elif (shared := checks.shared_samples(train, val)) is not None:
             report.warn(
                 "splits",

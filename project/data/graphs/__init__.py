@@ -1,6 +1,6 @@
 """Graphs (imports PyG): graph-level sets batched block-diagonally, one graph's nodes full-batch or sampled."""
 
-from project.data.graphs.graph_level import GraphClassificationDataModule
+from project.data.graphs.graph_level import GraphClassificationDataModule, GraphRegressionDataModule
 from project.data.graphs.node_level import NodeClassificationDataModule
 
-__all__ = ["GraphClassificationDataModule", "NodeClassificationDataModule"]
+__all__ = ["GraphClassificationDataModule", "GraphRegressionDataModule", "NodeClassificationDataModule"]

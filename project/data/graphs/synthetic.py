@@ -106,3 +106,61 @@ def community_graph(
     centres = torch.randn(num_communities, num_features, generator=gen)
     x = centres[y] + noise * torch.randn(num_nodes, num_features, generator=gen)
     return Data(x=x, edge_index=edge_index, y=y)
+
+
+def assortativity_graphs(num_graphs: int, min_nodes: int = 20, max_nodes: int = 80, seed: int = 0) -> list[Data]:
+    """Graphs whose target is their degree assortativity: do hubs link to hubs (up to +1) or to leaves (down to -1)?
+
+    Each graph starts from preferential attachment (hubs and leaves), then double-edge swaps rewire it: two
+    edges (a, b), (c, d) become (a, d), (c, b) or (a, c), (b, d). A swap keeps every node's degree, so the
+    degrees alone, and the graph's size, say nothing of the target: only how the edges join them. Each
+    graph draws its own share of swaps that pair high with high degree (the rest pair high with low).
+    `y` is `[1, 1]`: one target column per graph.
+    """
+    gen = torch.Generator().manual_seed(seed)
+    graphs = []
+    for _ in range(num_graphs):
+        n = int(torch.randint(min_nodes, max_nodes + 1, (1,), generator=gen))
+        edges = [tuple(sorted(e)) for e in _preferential(n, gen)]
+        assortative = float(torch.rand(1, generator=gen))
+        edges = _rewire(edges, n, 2 * len(edges), assortative, gen)
+        edge_index = to_undirected(torch.tensor(edges, dtype=torch.long).t(), num_nodes=n)
+        y = torch.tensor([[degree_assortativity(edge_index, n)]])
+        graphs.append(Data(x=None, edge_index=edge_index, y=y, num_nodes=n))
+    return graphs
+
+
+def _rewire(
+    edges: list[tuple[int, int]], n: int, swaps: int, assortative: float, gen: torch.Generator
+) -> list[tuple[int, int]]:
+    degree = [0] * n
+    for a, b in edges:
+        degree[a] += 1
+        degree[b] += 1
+    present = set(edges)
+    for _ in range(swaps):
+        i, j = torch.randint(len(edges), (2,), generator=gen).tolist()
+        ends = sorted({*edges[i], *edges[j]}, key=lambda v: degree[v])
+        if i == j or len(ends) < 4:
+            continue
+        low, low2, high2, high = ends
+        if float(torch.rand(1, generator=gen)) < assortative:
+            new = [(high, high2), (low, low2)]  # alike with alike
+        else:
+            new = [(high, low), (high2, low2)]  # hubs with leaves
+        new = [tuple(sorted(e)) for e in new]
+        if any(e in present for e in new):
+            continue
+        present -= {edges[i], edges[j]}
+        present |= set(new)
+        edges[i], edges[j] = new
+    return edges
+
+
+def degree_assortativity(edge_index: torch.Tensor, num_nodes: int) -> float:
+    """Pearson's correlation of the degrees at the two ends of each edge (both directions listed)."""
+    degree = torch.bincount(edge_index[0], minlength=num_nodes).double()
+    ends = degree[edge_index]
+    centred = ends - ends.mean()
+    spread = centred.pow(2).mean()
+    return float((centred[0] * centred[1]).mean() / spread) if spread > 0 else 0.0

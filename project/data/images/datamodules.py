@@ -67,17 +67,23 @@ class ShapesDataModule(ImageDataModule):
         self.num_classes = len(SHAPES)
         self.class_names = list(SHAPES)
 
+    cache_name = "shapes"
+
     @property
     def cache_path(self) -> Path:
         key = f"{self.sizes}-{self.image_size}-{self.noise}-{self.seed}"
-        return self.data_dir / f"shapes-{hashlib.sha1(key.encode()).hexdigest()[:10]}.pt"
+        return self.data_dir / f"{self.cache_name}-{hashlib.sha1(key.encode()).hexdigest()[:10]}.pt"
+
+    def generate(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The whole set: images uint8 `[N, 3, S, S]` and their labels."""
+        return generate_shapes(sum(self.sizes), self.image_size, self.seed, self.noise)
 
     def prepare_data(self) -> None:
         # Rank 0 only under DDP; the other ranks read the cache in setup().
         if self.cache_path.exists():
             return
         ensure_writable_dir(self.data_dir)
-        images, labels = generate_shapes(sum(self.sizes), self.image_size, self.seed, self.noise)
+        images, labels = self.generate()
         tmp = self.cache_path.with_suffix(".tmp")
         torch.save({"images": images, "labels": labels}, tmp)
         os.replace(tmp, self.cache_path)  # atomic: a crash mid-write leaves no half cache behind

@@ -2,6 +2,7 @@
 
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -12,7 +13,7 @@ from project.errors import DataError, MissingDataError
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp"}
 
-Sample = tuple[Path, int]
+Sample = tuple[Path, Any]  # (image file, its target: a class id, or a row of 0/1 labels)
 
 
 def scan_image_folder(root: str | Path, classes: list[str] | None = None) -> tuple[list[str], list[Sample]]:
@@ -50,7 +51,7 @@ def scan_image_folder(root: str | Path, classes: list[str] | None = None) -> tup
 class ImageFolderDataset(Dataset):
     """Keeps only paths; each `__getitem__` opens one image, so memory does not grow with the dataset.
 
-    Returns `(image uint8 [3, S, S], label)`; the loaders' collate normalises and augments whole batches.
+    Returns `(image uint8 [3, S, S], target)`; the loaders' collate normalises and augments whole batches.
     """
 
     def __init__(self, samples: list[Sample], image_size: int) -> None:
@@ -60,7 +61,7 @@ class ImageFolderDataset(Dataset):
     def __len__(self) -> int:
         return len(self.samples)
 
-    def __getitem__(self, index: int) -> tuple[torch.Tensor, int]:
+    def __getitem__(self, index: int) -> tuple[torch.Tensor, Any]:
         path, label = self.samples[index]
         try:
             with Image.open(path) as img:
