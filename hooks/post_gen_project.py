@@ -1,10 +1,11 @@
 """Runs inside the newly generated project: names it, and keeps only the parts that were chosen.
 
-parts.yaml says what belongs to each part (a model family, the notebooks, the CI workflow): an excluded
-part takes its folders and files, its notebooks and its dependencies with it, and every line or
-statement the template marks `# part: NAME` in the files the parts share: a line ending in the marker
-goes (with the lines its brackets span), a marker alone on a line takes the statement below it. The
-markers of the parts kept are removed too.
+parts.yaml says what belongs to each part (a model family, a task beyond multiclass, the notebooks, the CI
+workflow): an excluded part takes its folders and files, its notebooks and its dependencies with it, and
+every line or statement the template marks `# part: NAME` in the files the parts share: a line ending in
+the marker goes (with the lines its brackets span), a marker alone on a line takes the statement below
+it. `# part: cnn, multilabel` marks what needs both: it goes when either is excluded. The markers of the
+parts kept are removed too.
 """
 
 import ast
@@ -26,6 +27,10 @@ CHOSEN = {
     "cnn": "{{ cookiecutter.include_cnn }}" == "yes",
     "lstm": "{{ cookiecutter.include_lstm }}" == "yes",
     "gcn": "{{ cookiecutter.include_gcn }}" == "yes",
+}
+TASKS = {
+    "multilabel": "{{ cookiecutter.include_multilabel }}" == "yes",
+    "regression": "{{ cookiecutter.include_regression }}" == "yes",
 }
 NOTEBOOKS = "{{ cookiecutter.include_notebooks }}" == "yes"
 GITHUB_ACTIONS = "{{ cookiecutter.include_github_actions }}" == "yes"
@@ -71,11 +76,11 @@ def strip_markers(text: str, excluded: set[str], is_python: bool) -> str:
             statements[first] = node.end_lineno
     drop: set[int] = set()
     for number, line in enumerate(lines, start=1):
-        found = re.search(r"\s*# part: (\w+)\s*$", line)
+        found = re.search(r"\s*# part: (\w+(?:, \w+)*)\s*$", line)
         if not found:
             continue
-        part, alone = found.group(1), line.strip().startswith("# part:")
-        if part not in excluded:
+        parts, alone = set(found.group(1).split(", ")), line.strip().startswith("# part:")
+        if not parts & excluded:
             lines[number - 1] = "" if alone else line[: found.start()] + "\n"
         elif alone:
             drop.update(range(number, statements[number + 1] + 1))
@@ -158,7 +163,7 @@ tests/       the test suite
 def main() -> None:
     root = Path.cwd()
     parts = yaml.safe_load((root / "parts.yaml").read_text())
-    chosen = {**CHOSEN, "notebooks": NOTEBOOKS, "github_actions": GITHUB_ACTIONS}
+    chosen = {**CHOSEN, **TASKS, "notebooks": NOTEBOOKS, "github_actions": GITHUB_ACTIONS}
     excluded = {name for name, keep in chosen.items() if not keep}
     families = [family for family in FAMILIES if CHOSEN[family]]
     for name in excluded:

@@ -27,15 +27,15 @@ MODELS: dict[str, ModelEntry] = {
     "cnn": ModelEntry("cnn.yaml", "CNN image classifier: generated shapes, or your image folders"),  # part: cnn
     "cnn_multilabel": ModelEntry(
         "cnn_multilabel.yaml", "CNN multilabel tagging: generated shape sets, or your images + labels CSV", "multilabel"
-    ),  # part: cnn
+    ),  # part: cnn, multilabel
     "gcn": ModelEntry("gcn.yaml", "GCN graph classifier: generated graphs (node level: gcn_node.yaml)"),  # part: gcn
     "gcn_regression": ModelEntry(
         "gcn_regression.yaml", "GCN graph regression: a structural property, or TU files", "regression"
-    ),  # part: gcn
+    ),  # part: gcn, regression
     "lstm": ModelEntry("lstm.yaml", "LSTM sequence classifier: generated sequences, or your texts"),  # part: lstm
     "lstm_forecast": ModelEntry(
         "lstm_forecast.yaml", "LSTM forecasting: a generated seasonal series, or your CSV series", "regression"
-    ),  # part: lstm
+    ),  # part: lstm, regression
 }
 
 

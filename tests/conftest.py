@@ -27,11 +27,15 @@ TINY = (
 # Each family's default task, shrunk to seconds of training.
 SMALL = {
     "cnn": ["--data.num_train=256", "--data.num_val=64"],  # part: cnn
-    "cnn_multilabel": ["--data.num_train=256", "--data.num_val=64"],  # part: cnn
+    "cnn_multilabel": ["--data.num_train=256", "--data.num_val=64"],  # part: cnn, multilabel
     "lstm": ["--data.synthetic_samples=300", "--model.net.hidden_size=16"],  # part: lstm
-    "lstm_forecast": ["--data.synthetic_length=1200", "--data.input_length=48", "--data.horizon=6"],  # part: lstm
+    "lstm_forecast": [
+        "--data.synthetic_length=1200",
+        "--data.input_length=48",
+        "--data.horizon=6",
+    ],  # part: lstm, regression
     "gcn": ["--data.num_graphs=300"],  # part: gcn
-    "gcn_regression": ["--data.num_graphs=300"],  # part: gcn
+    "gcn_regression": ["--data.num_graphs=300"],  # part: gcn, regression
 }
 
 

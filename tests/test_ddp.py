@@ -30,11 +30,11 @@ SETTINGS = {
         "--model.net.norm=group",
         "--data.num_train=512",
         *SGD,
-    ],  # part: cnn
+    ],  # part: cnn, multilabel
     "lstm": ["--model.net.dropout=0"],  # part: lstm
-    "lstm_forecast": [],  # part: lstm
+    "lstm_forecast": [],  # part: lstm, regression
     "gcn": [],  # part: gcn
-    "gcn_regression": [],  # part: gcn
+    "gcn_regression": [],  # part: gcn, regression
 }
 # The sums run in another order (two half batches, then an average), and Adam magnifies such rounding
 # where gradients are near 0: its step is about ±lr whatever the gradient's size. With the CNN's AdamW

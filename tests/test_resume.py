@@ -13,11 +13,11 @@ from tests.processes import differing, fit, last_checkpoint, signal_at
 # after epoch 2 would end the run before the second kill.
 PLAN = {
     "cnn": (3, ["--data.num_train=512"], [5, 13]),  # part: cnn
-    "cnn_multilabel": (3, ["--data.num_train=512"], [5, 13]),  # part: cnn
+    "cnn_multilabel": (3, ["--data.num_train=512"], [5, 13]),  # part: cnn, multilabel
     "lstm": (4, [], [4, 9]),  # part: lstm
-    "lstm_forecast": (3, [], [5, 13]),  # part: lstm
+    "lstm_forecast": (3, [], [5, 13]),  # part: lstm, regression
     "gcn": (4, [], [3, 7]),  # part: gcn
-    "gcn_regression": (4, [], [3, 7]),  # part: gcn
+    "gcn_regression": (4, [], [3, 7]),  # part: gcn, regression
 }
 
 

@@ -21,6 +21,7 @@ from cookiecutter.main import cookiecutter
 REPO = Path(__file__).resolve().parents[1]
 PARTS = yaml.safe_load((REPO / "parts.yaml").read_text())
 FAMILIES = ("cnn", "lstm", "gcn")
+TASKS = ("multilabel", "regression")  # the tasks beyond multiclass, each a part that can be left out
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +100,7 @@ def test_default_project_is_named_complete_and_passes_its_own_tests(template, tm
 def unmarked(text: str) -> str:
     """A template file as the hook leaves it when every part is kept: the `# part:` markers gone."""
     lines = [line for line in text.splitlines(keepends=True) if not line.strip().startswith("# part:")]
-    kept = "".join(re.sub(r"\s*# part: \w+\s*$", "\n", line) for line in lines)
+    kept = "".join(re.sub(r"\s*# part: \w+(, \w+)*\s*$", "\n", line) for line in lines)
     return re.sub(r"\n{4,}", "\n\n\n", kept).rstrip("\n") + "\n"
 
 
@@ -115,8 +116,12 @@ def imports_every_module(project: Path) -> subprocess.CompletedProcess:
 
 
 def extras_for(kept: str) -> dict[str, str]:
-    """The LSTM-alone project also leaves out the optional parts, so that their removal is tested too."""
-    return {"include_notebooks": "no", "include_github_actions": "no"} if kept == "lstm" else {}
+    """The LSTM-alone project also leaves out the optional parts, and the GCN-alone project the tasks beyond
+    multiclass, so that their removal is tested too (the CNN-alone project keeps multilabel, the LSTM-alone one
+    regression: what stays when a family goes is tested as well)."""
+    if kept == "lstm":
+        return {"include_notebooks": "no", "include_github_actions": "no"}
+    return {"include_multilabel": "no", "include_regression": "no"} if kept == "gcn" else {}
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +157,7 @@ def test_each_family_alone_is_a_whole_project_that_passes_its_own_tests(alone, k
     """`make test-fast` of a project with one family: its own tests, the shared core's included."""
     project, suite, log = alone[kept]
     extras = extras_for(kept)
-    excluded = [f for f in FAMILIES if f != kept] + [name for name in ("notebooks", "github_actions") if extras]
+    excluded = [f for f in FAMILIES if f != kept] + [name.removeprefix("include_") for name in extras]
     for name in excluded:
         part = PARTS[name]
         assert not [p for p in part["paths"] if (project / p).exists()], name
@@ -163,7 +168,8 @@ def test_each_family_alone_is_a_whole_project_that_passes_its_own_tests(alone, k
             if p.suffix != ".md" and re.search(part["references"], text)
         ]
         assert leftovers == [], f"references to the excluded {name}: {leftovers}"
-    assert (project / "notebooks").exists() == (not extras) and (project / ".github").exists() == (not extras)
+    optional = "include_notebooks" not in extras
+    assert (project / "notebooks").exists() == optional and (project / ".github").exists() == optional
     lint(project)
     imported = imports_every_module(project)
     assert imported.returncode == 0, imported.stderr[-3000:]
@@ -174,9 +180,16 @@ def test_each_family_alone_is_a_whole_project_that_passes_its_own_tests(alone, k
 
 
 def test_the_manifest_names_existing_paths_once():
-    owned = [path for name, part in PARTS.items() if name != "template_only" for path in part["paths"]]
+    owned = [path for name, part in PARTS.items() if name not in ("template_only", *TASKS) for path in part["paths"]]
     owned += PARTS["template_only"]
     assert len(owned) == len(set(owned)), "a path belongs to two parts"
+    # A task's paths are its own, or its family's too (they go when either is left out).
+    for task in TASKS:
+        assert [p for p in PARTS[task]["paths"] if owned.count(p) > 1] == []
+        assert (REPO / "project" / "tasks" / f"{task}.py").is_file() and f"project/tasks/{task}.py" in PARTS[task][
+            "paths"
+        ]
+    owned += [path for task in TASKS for path in PARTS[task]["paths"]]
     assert [p for p in owned if not (REPO / p).exists()] == []
     for name in FAMILIES:
         assert all((REPO / "notebooks" / "cells" / f"{n}.py").is_file() for n in PARTS[name]["notebooks"])
@@ -190,8 +203,8 @@ def test_the_manifest_names_existing_paths_once():
 
 def test_questions_and_hooks_are_well_formed():
     questions = json.loads((REPO / "cookiecutter.json").read_text())
-    for family in ("cnn", "lstm", "gcn"):
-        assert questions[f"include_{family}"] == ["yes", "no"]
+    for part in (*FAMILIES, *TASKS):
+        assert questions[f"include_{part}"] == ["yes", "no"]
     assert questions["_copy_without_render"] == ["*"]  # no Jinja inside the project's own files
     for hook in (REPO / "hooks").glob("*.py"):
         assert 'if __name__ == "__main__":' in hook.read_text(), hook

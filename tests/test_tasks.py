@@ -9,7 +9,11 @@ from torch import nn
 
 from project.callbacks.diagnostics import Diagnostics
 from project.errors import TrainingProblem
-from project.tasks import Multiclass, Multilabel, Regression
+from project.tasks import (
+    Multiclass,
+    Multilabel,  # part: multilabel
+    Regression,  # part: regression
+)
 from tests.test_diagnostics import FEATURES, Tiny, data, fit
 
 
@@ -18,6 +22,7 @@ def bound(task, width):
     return task
 
 
+# part: regression
 def test_regression_refuses_the_mse_broadcasting_trap_with_both_shapes():
     task = bound(Regression(), 1)
     output, target = torch.zeros(8, 1), torch.randn(8)
@@ -29,6 +34,7 @@ def test_regression_refuses_the_mse_broadcasting_trap_with_both_shapes():
         task.check_batch(torch.zeros(8), torch.zeros(8, 1))
 
 
+# part: regression
 def test_regression_learns_on_standardised_targets_and_scores_in_their_units():
     task = bound(Regression(), 2)
     targets = torch.tensor([[100.0, -1.0], [110.0, 1.0], [120.0, 3.0]])
@@ -44,6 +50,7 @@ def test_regression_learns_on_standardised_targets_and_scores_in_their_units():
     assert task.loss(torch.zeros(3, 2), targets) == pytest.approx(expected)
 
 
+# part: regression
 @pytest.mark.parametrize(
     ("name", "function"), [("l1", torch.nn.functional.l1_loss), ("huber", torch.nn.functional.huber_loss)]
 )
@@ -53,6 +60,7 @@ def test_regression_losses_by_name(name, function):
     torch.testing.assert_close(task.loss(output, target), function(output, target))
 
 
+# part: regression
 def test_regression_checks_name_what_looks_wrong():
     task = bound(Regression(), 1)
     with pytest.raises(
@@ -70,6 +78,7 @@ def test_regression_checks_name_what_looks_wrong():
     assert Regression().check_targets(torch.tensor([[1000.0], [1200.0]])) == []  # standardised: fine
 
 
+# part: multilabel
 def test_multilabel_weighs_rare_labels_and_expects_ln2_at_the_start():
     task = bound(Multilabel(pos_weight=True), 3)
     targets = torch.tensor([[1, 0, 0], [1, 1, 0], [1, 0, 0], [0, 0, 0]])
@@ -82,6 +91,7 @@ def test_multilabel_weighs_rare_labels_and_expects_ln2_at_the_start():
     assert "1 label(s) never occur" in task.check_targets(targets)[0]
 
 
+# part: multilabel
 def test_multilabel_checks_name_class_ids_and_values_that_are_not_labels():
     task = bound(Multilabel(), 4)
     with pytest.raises(TrainingProblem, match=r"targets have shape \[8\] \(class ids\?\), outputs \[8, 4\]"):
@@ -95,6 +105,7 @@ def test_multilabel_checks_name_class_ids_and_values_that_are_not_labels():
     assert task.check_outputs(torch.randn(8, 4)) is None
 
 
+# part: multilabel
 def test_multilabel_predicts_label_sets_at_its_threshold_and_tunes_it():
     task = bound(Multilabel(threshold=0.5, tune_threshold=True), 2)
     logits = torch.tensor([[2.0, -2.0], [0.1, 0.3]])
@@ -118,6 +129,7 @@ def test_multiclass_names_one_hot_and_float_targets():
         task.check_batch(torch.zeros(4, 3), torch.rand(4))
 
 
+# part: regression
 def test_a_regression_fit_with_flat_targets_stops_on_the_first_batch_with_both_shapes():
     class Regressor(nn.Module):
         def __init__(self) -> None:
@@ -132,3 +144,55 @@ def test_a_regression_fit_with_flat_targets_stops_on_the_first_batch_with_both_s
     model = Tiny(Regressor(), 1, task=Regression(standardize=False))
     with pytest.raises(TrainingProblem, match=r"training batch 0: outputs have shape \[8, 1\] and targets \[8\]"):
         fit(model, train=data(labels=flat), diagnostics=Diagnostics())
+
+
+# What each task's run leaves in TensorBoard: its pictures, and its metrics in the HParams tab.
+TASK_RUNS = {
+    "gcn_regression": (
+        ["--data.num_graphs=200"], {"val/predicted_vs_true", "val/residuals"}, "hp/val/mae_best"
+    ),  # part: gcn, regression
+    "cnn_multilabel": (
+        ["--data.num_train=128", "--data.num_val=64"], {"val/f1_per_label"}, "hp/val/f1_macro_best"
+    ),  # part: cnn, multilabel
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("model", list(TASK_RUNS))
+def test_a_task_run_draws_its_pictures_and_logs_its_hparams_metrics(model):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from project.cli import build
+    from tests.conftest import TINY
+
+    args, pictures, hparams = TASK_RUNS[model]
+    cli = build(model, *TINY, *args, "--trainer.max_epochs=1")
+    cli.trainer.fit(cli.model, cli.datamodule)
+    events = EventAccumulator(cli.trainer.log_dir, size_guidance={"images": 0})
+    events.Reload()
+    assert pictures <= set(events.Tags()["images"])
+    assert hparams in events.Tags()["scalars"]
+    assert cli.trainer.checkpoint_callback.best_model_path.split("/")[-1].startswith("epoch00-")
+
+
+# part: gcn, regression
+def test_a_regression_checkpoint_exports_with_its_standardisation(tmp_path):
+    from project.cli import build
+    from project.export import export, load_weights
+    from tests.conftest import TINY
+
+    cli = build("gcn_regression", *TINY, "--data.num_graphs=200", "--trainer.max_steps=3")
+    cli.trainer.fit(cli.model, cli.datamodule)
+    out = export(cli.trainer.checkpoint_callback.last_model_path, tmp_path / "model.safetensors")
+    fresh = build("gcn_regression", *TINY, "--data.num_graphs=200").model
+    load_weights(fresh, out)
+    torch.testing.assert_close(fresh.task.mean, cli.model.task.mean)  # the buffers travel with the weights
+    torch.testing.assert_close(fresh.task.std, cli.model.task.std)
+
+
+# part: gcn, regression
+def test_lr_find_runs_on_a_regression_model(capsys):
+    from project import lr_find
+    from tests.conftest import TINY
+
+    lr_find.main(["--model", "gcn_regression", *TINY, "--data.num_graphs=300", "--num_training=30"])
+    assert "LR range test: 30 steps" in capsys.readouterr().out

@@ -36,3 +36,24 @@ def test_gcn_learns_graph_structure():
     cli = build("gcn", *TINY)  # the defaults: 2,000 graphs, 30 epochs
     cli.trainer.fit(cli.model, cli.datamodule)
     assert cli.trainer.callback_metrics["val/acc_best"] >= 0.90
+
+
+# part: cnn, multilabel
+@pytest.mark.slow
+def test_cnn_tags_every_shape_in_the_image():
+    from project.cli import build
+
+    cli = build("cnn_multilabel", *TINY, "--data.num_train=2000", "--data.num_val=500", "--trainer.max_epochs=8")
+    cli.trainer.fit(cli.model, cli.datamodule)
+    assert cli.trainer.callback_metrics["val/f1_macro_best"] >= 0.90
+
+
+# part: lstm, regression
+@pytest.mark.slow
+def test_lstm_forecast_beats_the_seasonal_naive_forecast():
+    from project.cli import build
+
+    cli = build("lstm_forecast", *TINY, "--data.synthetic_length=4000", "--trainer.max_epochs=10")
+    cli.trainer.fit(cli.model, cli.datamodule)
+    metrics = cli.trainer.validate(cli.model, cli.datamodule, ckpt_path="best", verbose=False)[0]
+    assert metrics["val/mase"] <= 0.8

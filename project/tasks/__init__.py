@@ -7,7 +7,13 @@ cross-entropy per label) and `regression` (real values, MSE / L1 / Huber on stan
 
 from project.tasks.base import Task
 from project.tasks.multiclass import IGNORE, Multiclass
-from project.tasks.multilabel import Multilabel
-from project.tasks.regression import Regression
+from project.tasks.multilabel import Multilabel  # part: multilabel
+from project.tasks.regression import Regression  # part: regression
 
-__all__ = ["IGNORE", "Multiclass", "Multilabel", "Regression", "Task"]
+__all__ = [
+    "IGNORE",
+    "Multiclass",
+    "Multilabel",  # part: multilabel
+    "Regression",  # part: regression
+    "Task",
+]

@@ -9,6 +9,7 @@ from project.data.graphs import GraphRegressionDataModule
 from project.data.graphs.features import with_node_features
 from project.data.graphs.synthetic import degree_assortativity
 from project.errors import DataError
+from project.registry import MODELS
 from tests.conftest import TINY
 from tests.gcn.test_data import write_tu
 
@@ -92,3 +93,20 @@ def test_predictions_come_back_in_the_targets_units_from_the_checkpoint(tmp_path
         raw = loaded.net(batch.x, batch.edge_index, batch.batch)
         values = loaded.predict_step(batch, 0)["value"]
     torch.testing.assert_close(values, raw * task.std + task.mean)
+
+
+@pytest.mark.slow
+def test_node_regression_reads_the_neighbours_and_a_node_alone_cannot():
+    node_config = str(MODELS["gcn_regression"].path.parent / "gcn_node_regression.yaml")
+    r2 = {}
+    for edges in (True, False):
+        cli = build("gcn_regression", *TINY, f"--config={node_config}")
+        if not edges:
+            cli.datamodule.graph.edge_index = torch.zeros(2, 0, dtype=torch.long)
+        cli.trainer.fit(cli.model, cli.datamodule)
+        r2[edges] = cli.trainer.validate(cli.model, cli.datamodule, ckpt_path="best", verbose=False)[0]["val/r2"]
+    # Measured: 0.81 with edges (115 epochs), -0.01 without.
+    assert r2[True] >= 0.7
+    assert r2[False] <= 0.1
+    targets = cli.datamodule.train_targets()
+    assert targets.shape == (int(cli.datamodule.graph.train_mask.sum()), 1)

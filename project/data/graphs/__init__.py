@@ -1,6 +1,17 @@
 """Graphs (imports PyG): graph-level sets batched block-diagonally, one graph's nodes full-batch or sampled."""
 
-from project.data.graphs.graph_level import GraphClassificationDataModule, GraphRegressionDataModule
-from project.data.graphs.node_level import NodeClassificationDataModule
+from project.data.graphs.graph_level import (
+    GraphClassificationDataModule,
+    GraphRegressionDataModule,  # part: regression
+)
+from project.data.graphs.node_level import (
+    NodeClassificationDataModule,
+    NodeRegressionDataModule,  # part: regression
+)
 
-__all__ = ["GraphClassificationDataModule", "GraphRegressionDataModule", "NodeClassificationDataModule"]
+__all__ = [
+    "GraphClassificationDataModule",
+    "GraphRegressionDataModule",  # part: regression
+    "NodeClassificationDataModule",
+    "NodeRegressionDataModule",  # part: regression
+]

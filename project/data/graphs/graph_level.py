@@ -10,7 +10,11 @@ from project.data.base import BaseDataModule, seeded_split
 from project.data.graphs.checks import check_graph
 from project.data.graphs.features import NodeFeature, with_node_features
 from project.data.graphs.files import load_tu
-from project.data.graphs.synthetic import FAMILIES, assortativity_graphs, structure_graphs
+from project.data.graphs.synthetic import (
+    FAMILIES,
+    assortativity_graphs,  # part: regression
+    structure_graphs,
+)
 from project.errors import DataError
 
 
@@ -104,6 +108,7 @@ class GraphClassificationDataModule(GraphSetDataModule):
         self.save_hyperparameters()
 
 
+# part: regression
 class GraphRegressionDataModule(GraphSetDataModule):
     """Real values per graph, `y` of shape `[1, num_targets]` each (a batch: `[graphs, num_targets]`).
 
@@ -157,6 +162,7 @@ class GraphRegressionDataModule(GraphSetDataModule):
         return self.target_names
 
 
+# part: regression
 def as_regression(graph: Data) -> Data:
     """A TU graph's attributes as a float row `[1, num_targets]`."""
     graph = graph.clone()

@@ -69,7 +69,7 @@ class NodeClassificationDataModule(BaseDataModule):
         else:
             graph = community_graph(sbm_nodes, sbm_communities, sbm_p_in, sbm_p_out, noise=sbm_noise, seed=seed)
             graph = _with_split(graph, train_per_class, val_fraction, test_fraction, seed)
-        self.graph, self.loader = graph, loader
+        self.graph, self.loader, self.source = graph, loader, source
         if loader == "neighbor":
             self.collate_fn = NeighborSampler(graph, list(num_neighbors))
         self.num_classes = int(graph.y.max()) + 1
@@ -83,7 +83,7 @@ class NodeClassificationDataModule(BaseDataModule):
                 "repeat the same step. Run it on one device (--trainer.devices 1)."
             )
         g = self.graph
-        check_graph(g, f"{self.hparams.source} graph", self.num_classes)
+        check_graph(g, f"{self.source} graph", self.num_classes)
         if self.loader == "full":
             self.train_set = self.val_set = self.test_set = self.predict_set = [g]
         else:  # the datasets are seed node ids; the sampler builds each batch's subgraph
@@ -129,3 +129,56 @@ def _with_split(graph: Data, train_per_class: int | None, val_fraction: float, t
     graph.val_mask = torch.zeros(n, dtype=torch.bool).index_fill_(0, rest[:n_val], True)
     graph.test_mask = torch.zeros(n, dtype=torch.bool).index_fill_(0, rest[n_val : n_val + n_test], True)
     return graph
+
+
+# part: regression
+class NodeRegressionDataModule(NodeClassificationDataModule):
+    """One graph, a real value per node (`y` `[nodes, 1]`), with the node-level loaders and masks.
+
+    The generated community graph's target is each node's neighbourhood: the mean, over its neighbours,
+    of a fixed hidden score of their features (`score_dim` random directions, summed). A node's own
+    features say nothing of it; one round of message passing does. The masks are the classification
+    graph's (`train_per_class` labelled nodes per community), so the target is known on few nodes.
+    Your own node targets: subclass and set `graph.y` (float, `[nodes, targets]`) in `__init__`.
+    """
+
+    def __init__(
+        self,
+        loader: Literal["full", "neighbor"] = "full",
+        num_neighbors: tuple[int, ...] = (10, 10),
+        val_fraction: float = 0.2,
+        test_fraction: float = 0.4,
+        train_per_class: int = 100,
+        sbm_nodes: int = 2000,
+        sbm_communities: int = 4,
+        sbm_p_in: float = 0.01,
+        sbm_p_out: float = 0.002,
+        sbm_noise: float = 2.0,
+        seed: int = 0,
+        batch_size: int = 64,
+        num_workers: int = 0,
+    ) -> None:
+        super().__init__(
+            "sbm", "", "", loader, num_neighbors, val_fraction, test_fraction, train_per_class, sbm_nodes,
+            sbm_communities, sbm_p_in, sbm_p_out, sbm_noise, seed, batch_size, num_workers,
+        )  # fmt: skip
+        graph = self.graph
+        direction = torch.randn(graph.num_node_features, generator=torch.Generator().manual_seed(seed + 1))
+        score = graph.x @ direction / graph.num_node_features**0.5
+        source, target = graph.edge_index
+        total = torch.zeros(graph.num_nodes).index_add_(0, target, score[source])
+        count = torch.zeros(graph.num_nodes).index_add_(0, target, torch.ones(len(source)))
+        graph.y = (total / count.clamp(min=1)).unsqueeze(1)  # isolated nodes: 0
+        self.num_classes = None
+        self.class_names = None
+
+    @property
+    def num_outputs(self) -> int:
+        return 1
+
+    @property
+    def output_names(self) -> list[str]:
+        return ["neighbour_score"]
+
+    def train_targets(self) -> torch.Tensor:
+        return self.graph.y[self.graph.train_mask]

@@ -108,6 +108,7 @@ def community_graph(
     return Data(x=x, edge_index=edge_index, y=y)
 
 
+# part: regression
 def assortativity_graphs(num_graphs: int, min_nodes: int = 20, max_nodes: int = 80, seed: int = 0) -> list[Data]:
     """Graphs whose target is their degree assortativity: do hubs link to hubs (up to +1) or to leaves (down to -1)?
 
@@ -130,6 +131,7 @@ def assortativity_graphs(num_graphs: int, min_nodes: int = 20, max_nodes: int = 
     return graphs
 
 
+# part: regression
 def _rewire(
     edges: list[tuple[int, int]], n: int, swaps: int, assortative: float, gen: torch.Generator
 ) -> list[tuple[int, int]]:
@@ -157,6 +159,7 @@ def _rewire(
     return edges
 
 
+# part: regression
 def degree_assortativity(edge_index: torch.Tensor, num_nodes: int) -> float:
     """Pearson's correlation of the degrees at the two ends of each edge (both directions listed)."""
     degree = torch.bincount(edge_index[0], minlength=num_nodes).double()

@@ -2,6 +2,11 @@
 sets), uint8 tensors in memory, augmentation on whole batches."""
 
 from project.data.images.datamodules import ImageFolderDataModule, ShapesDataModule
-from project.data.images.multilabel import ImageLabelsDataModule, ShapeSetsDataModule
+from project.data.images.multilabel import ImageLabelsDataModule, ShapeSetsDataModule  # part: multilabel
 
-__all__ = ["ImageFolderDataModule", "ImageLabelsDataModule", "ShapeSetsDataModule", "ShapesDataModule"]
+__all__ = [
+    "ImageFolderDataModule",
+    "ImageLabelsDataModule",  # part: multilabel
+    "ShapeSetsDataModule",  # part: multilabel
+    "ShapesDataModule",
+]
