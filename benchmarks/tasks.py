@@ -2,7 +2,7 @@
 wall time and peak memory.
 
     .venv/bin/python -m benchmarks.tasks                      # every model whose task is not multiclass
-    .venv/bin/python -m benchmarks.tasks gcn_regression       # some of them
+    .venv/bin/python -m benchmarks.tasks NAME [NAME ...]      # some of them
 
 Each model runs in its own process (`--one NAME`), so the peak resident memory is that run's alone.
 """

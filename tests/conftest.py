@@ -80,3 +80,16 @@ def run(*args: str, cwd: Path) -> str:
     result = python_m(*args, cwd=cwd)
     assert result.returncode == 0, result.stderr[-3000:]
     return result.stdout
+
+
+def fit_and_read_events(model: str, *args: str):
+    """One epoch of `model` on small data; the trained CLI and the tags its TensorBoard events hold."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from project.cli import build
+
+    cli = build(model, *TINY, *args, "--trainer.max_epochs=1")
+    cli.trainer.fit(cli.model, cli.datamodule)
+    events = EventAccumulator(cli.trainer.log_dir, size_guidance={"images": 0})
+    events.Reload()
+    return cli, events.Tags()

@@ -12,7 +12,7 @@ from project.cli import build
 from project.data.images import ImageLabelsDataModule, ShapeSetsDataModule
 from project.data.images.shapes import SHAPES, generate_shape_sets
 from project.errors import DataError
-from tests.conftest import SMALL, TINY
+from tests.conftest import SMALL, TINY, fit_and_read_events
 
 
 def test_shape_sets_hold_one_to_three_different_shapes_each_label_about_half_the_time():
@@ -116,3 +116,10 @@ def test_predict_writes_label_sets_with_each_labels_probability(tmp_path):
     _, labels, *probs = lines[1].split("\t")
     chosen = [name for name, p in zip(SHAPES, map(float, probs), strict=True) if p >= 0.5]
     assert labels.split(",") == chosen or (labels == "" and not chosen)
+
+
+def test_a_run_draws_f1_per_label_and_logs_its_hparams_metrics():
+    cli, tags = fit_and_read_events("cnn_multilabel", "--data.num_train=128", "--data.num_val=64")
+    assert "val/f1_per_label" in tags["images"]
+    assert "hp/val/f1_macro_best" in tags["scalars"]
+    assert Path(cli.trainer.checkpoint_callback.best_model_path).name.startswith("epoch00-f1_macro")

@@ -1,16 +1,20 @@
 """Graph regression (`--model gcn_regression`): what it learns from structure, TU targets from disk, predictions
 in the targets' units."""
 
+from pathlib import Path
+
 import pytest
 import torch
 
+from project import lr_find
 from project.cli import build
 from project.data.graphs import GraphRegressionDataModule
 from project.data.graphs.features import with_node_features
 from project.data.graphs.synthetic import degree_assortativity
 from project.errors import DataError
+from project.export import export, load_weights
 from project.registry import MODELS
-from tests.conftest import TINY
+from tests.conftest import TINY, fit_and_read_events
 from tests.gcn.test_data import write_tu
 
 
@@ -110,3 +114,25 @@ def test_node_regression_reads_the_neighbours_and_a_node_alone_cannot():
     assert r2[False] <= 0.1
     targets = cli.datamodule.train_targets()
     assert targets.shape == (int(cli.datamodule.graph.train_mask.sum()), 1)
+
+
+def test_a_run_draws_predicted_vs_true_and_residuals_and_logs_its_hparams_metrics():
+    cli, tags = fit_and_read_events("gcn_regression", "--data.num_graphs=200")
+    assert {"val/predicted_vs_true", "val/residuals"} <= set(tags["images"])
+    assert "hp/val/mae_best" in tags["scalars"]
+    assert Path(cli.trainer.checkpoint_callback.best_model_path).name.startswith("epoch00-mae")
+
+
+def test_a_regression_checkpoint_exports_with_its_standardisation(tmp_path):
+    cli = build("gcn_regression", *TINY, "--data.num_graphs=200", "--trainer.max_steps=3")
+    cli.trainer.fit(cli.model, cli.datamodule)
+    out = export(cli.trainer.checkpoint_callback.last_model_path, tmp_path / "model.safetensors")
+    fresh = build("gcn_regression", *TINY, "--data.num_graphs=200").model
+    load_weights(fresh, out)
+    torch.testing.assert_close(fresh.task.mean, cli.model.task.mean)  # the buffers travel with the weights
+    torch.testing.assert_close(fresh.task.std, cli.model.task.std)
+
+
+def test_lr_find_runs_on_a_regression_model(capsys):
+    lr_find.main(["--model", "gcn_regression", *TINY, "--data.num_graphs=300", "--num_training=30"])
+    assert "LR range test: 30 steps" in capsys.readouterr().out

@@ -162,6 +162,7 @@ class NodeRegressionDataModule(NodeClassificationDataModule):
             "sbm", "", "", loader, num_neighbors, val_fraction, test_fraction, train_per_class, sbm_nodes,
             sbm_communities, sbm_p_in, sbm_p_out, sbm_noise, seed, batch_size, num_workers,
         )  # fmt: skip
+        self.save_hyperparameters()  # this class's arguments, not the classification module's it passed on
         graph = self.graph
         direction = torch.randn(graph.num_node_features, generator=torch.Generator().manual_seed(seed + 1))
         score = graph.x @ direction / graph.num_node_features**0.5

@@ -1,0 +1,51 @@
+"""The multilabel task: label weights from the training split, ln 2 at the start, the checks made by making
+the mistake, label sets at a threshold and the threshold tuned on validation."""
+
+import math
+
+import pytest
+import torch
+
+from project.errors import TrainingProblem
+from project.tasks import Multilabel
+from tests.test_tasks import bound
+
+
+def test_multilabel_weighs_rare_labels_and_expects_ln2_at_the_start():
+    task = bound(Multilabel(pos_weight=True), 3)
+    targets = torch.tensor([[1, 0, 0], [1, 1, 0], [1, 0, 0], [0, 0, 0]])
+    task.fit_statistics(targets)
+    torch.testing.assert_close(task.pos_weight, torch.tensor([1 / 3, 3.0, 1.0]))  # negatives/positives; never: 1
+    plain = bound(Multilabel(), 3)
+    expected, why = plain.expected_initial_loss(targets.float())
+    assert expected == pytest.approx(math.log(2)) and "ln(2)" in why
+    assert plain.loss(torch.zeros(4, 3), targets) == pytest.approx(math.log(2))
+    assert "1 label(s) never occur" in task.check_targets(targets)[0]
+
+
+def test_multilabel_checks_name_class_ids_and_values_that_are_not_labels():
+    task = bound(Multilabel(), 4)
+    with pytest.raises(TrainingProblem, match=r"targets have shape \[8\] \(class ids\?\), outputs \[8, 4\]"):
+        task.check_batch(torch.zeros(8, 4), torch.randint(0, 4, (8,)))
+    counts = torch.zeros(8, 4)
+    counts[2, 1] = 3
+    with pytest.raises(TrainingProblem, match=r"must be 0 or 1; this batch holds 3 \(1 such values\)"):
+        task.check_batch(torch.zeros(8, 4), counts)
+    assert "after a sigmoid" in task.check_outputs(torch.rand(8, 4))
+    assert "softmax across labels" in task.check_outputs(torch.randn(8, 4).softmax(-1))
+    assert task.check_outputs(torch.randn(8, 4)) is None
+
+
+def test_multilabel_predicts_label_sets_at_its_threshold_and_tunes_it():
+    task = bound(Multilabel(threshold=0.5, tune_threshold=True), 2)
+    logits = torch.tensor([[2.0, -2.0], [0.1, 0.3]])
+    assert task.predict(logits)["labels"].tolist() == [[True, False], [True, True]]
+    # Exactly the labels with a probability >= 0.3 are present: 0.5 misses some, 0.25 adds one.
+    probs = torch.tensor([[0.35, 0.1], [0.32, 0.4], [0.1, 0.34], [0.27, 0.2]])
+    target = torch.tensor([[1, 0], [1, 1], [0, 1], [0, 0]])
+    task.reset_observed()
+    task.observe(torch.logit(probs), target)
+    logged = task.on_validation_epoch_end({})
+    assert float(task.threshold) == pytest.approx(0.30) and logged["val/f1_macro_tuned"] == 1.0
+    columns, rows = task.prediction_table([task.predict(torch.logit(probs))], ["cat", "dog"])
+    assert columns == ["labels", "p_cat", "p_dog"] and rows[1] == ["cat,dog", "0.3200", "0.4000"]
