@@ -33,7 +33,7 @@ from benchmarks.parity import (
     steady_epoch,
 )
 from project.cli import build
-from project.registry import MODELS
+from project.registry import families
 
 
 def without(name: str) -> Callable[[L.Trainer, L.LightningModule], None]:
@@ -87,7 +87,7 @@ def seconds_per_epoch(family: str, variant: str, sizes: list[str], epochs: int, 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes, for the test suite")
-    parser.add_argument("--families", nargs="+", default=list(MODELS))
+    parser.add_argument("--families", nargs="+", default=families())
     parser.add_argument("--reps", type=int, default=4)
     parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--accelerator", choices=["cpu", "gpu"], default="cpu")

@@ -23,7 +23,7 @@ from lightning.pytorch.profilers import PassThroughProfiler, SimpleProfiler
 from benchmarks.parity import QUICK, SIZES, silenced
 from benchmarks.switches import TrainClock
 from project.cli import build
-from project.registry import MODELS
+from project.registry import families
 
 
 class HookTimer(SimpleProfiler, PassThroughProfiler):
@@ -69,7 +69,7 @@ def _overridden_hooks(callback: object) -> set[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes, for the test suite")
-    parser.add_argument("--families", nargs="+", default=list(MODELS))
+    parser.add_argument("--families", nargs="+", default=families())
     parser.add_argument("--epochs", type=int, default=4)
     args = parser.parse_args()
     epochs = 2 if args.quick else args.epochs

@@ -28,7 +28,7 @@ import torch
 
 from benchmarks.raw_loop import raw_fit, tick
 from project.cli import build
-from project.registry import MODELS
+from project.registry import families
 
 V = TypeVar("V")
 
@@ -137,7 +137,7 @@ def seconds_per_epoch(family: str, variant: str, sizes: list[str], epochs: int, 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes, for the test suite")
-    parser.add_argument("--families", nargs="+", default=list(MODELS))
+    parser.add_argument("--families", nargs="+", default=families())
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--threads", type=int, nargs="+", help="torch intra-op thread counts to compare")

@@ -22,7 +22,7 @@ import lightning.pytorch as L
 from benchmarks.parity import QUICK, SIZES, interleaved, paired_ratio, silenced
 from project.callbacks.diagnostics import Diagnostics
 from project.cli import build
-from project.registry import MODELS
+from project.registry import families
 
 
 class TrainClock(L.Callback):
@@ -70,7 +70,7 @@ def seconds_per_epoch(family: str, switch: str, on: bool, sizes: list[str], epoc
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes, for the test suite")
-    parser.add_argument("--families", nargs="+", default=list(MODELS))
+    parser.add_argument("--families", nargs="+", default=families())
     parser.add_argument("--reps", type=int, default=4)
     parser.add_argument("--epochs", type=int, default=3)
     args = parser.parse_args()

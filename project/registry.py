@@ -39,6 +39,11 @@ MODELS: dict[str, ModelEntry] = {
 }
 
 
+def families() -> list[str]:
+    """One model per family, its multiclass one: what the shared engineering is measured and tested on."""
+    return [name for name, entry in MODELS.items() if entry.task == "multiclass"]
+
+
 def describe_models() -> str:
     width = max(map(len, MODELS))
     lines = [f"  {name:<{width}}  {entry.description}" for name, entry in MODELS.items()]

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from project.registry import MODELS
+from project.registry import MODELS, families
 
 ROOT = Path(__file__).resolve().parents[1]
 
 # The model families this project has (a project generated without some has fewer): one multiclass model each,
 # on which the engineering they all share is tested.
-FAMILIES = [name for name, entry in MODELS.items() if entry.task == "multiclass"]
+FAMILIES = families()
 # The models of the other tasks; with FAMILIES, what doctor, resume and DDP parity are tested on.
 TASK_MODELS = [name for name in MODELS if name not in FAMILIES]
 
