@@ -162,7 +162,8 @@ class Regression(Task):
             self.observed.append((self.to_units(output[:take]).detach().cpu(), target[:take].detach().cpu()))
 
     def figures(self, names: Sequence[str] | None, draw: bool = True) -> dict[str, Any]:
-        # This process's share of the validation rows (the first OBSERVED_ROWS): a picture, not a metric.
+        # This process's share of the validation rows (the first OBSERVED_ROWS), of the first target column:
+        # a picture, not a metric.
         if not draw or not self.observed:
             return {}
         pred = torch.cat([p for p, _ in self.observed]).float().reshape(-1, self.num_outputs)[:, 0]

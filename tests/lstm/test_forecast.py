@@ -117,6 +117,8 @@ def test_a_missing_column_a_short_split_and_a_season_longer_than_the_input_are_n
         SeriesDataModule(path=str(path)).setup("fit")
     with pytest.raises(DataError, match=r"the validation part has 45 steps, fewer than input_length \+ horizon = 72"):
         SeriesDataModule(path=str(path), value_fields=["load"], input_length=48, horizon=24).setup("fit")
+    with pytest.raises(ConfigError, match=r"data.covariate_fields name columns of a file: give it with data.path"):
+        SeriesDataModule(covariate_fields=["holiday"])
     with pytest.raises(ConfigError, match=r"data.season=48 must be 1..input_length=24"):
         SeriesDataModule(path=str(path), value_fields=["load"], input_length=24, season=48)
 

@@ -64,6 +64,8 @@ class SeriesDataModule(BaseDataModule):
                 f"data.season={season} must be 1..input_length={input_length}: the seasonal-naive baseline repeats "
                 "the last `season` input steps"
             )
+        if path is None and covariate_fields:
+            raise ConfigError("data.covariate_fields name columns of a file: give it with data.path")
         self.fields = (time_field, list(value_fields), list(covariate_fields))
         self.input_length, self.horizon, self.season = input_length, horizon, season
         self.fractions = (val_fraction, test_fraction)
