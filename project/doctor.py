@@ -18,7 +18,7 @@ from project.callbacks.diagnostics import CHECKS, Diagnostics
 from project.callbacks.training_checks import named_tensors
 from project.cli import compose
 from project.errors import TrainingProblem, reported
-from project.tasks import Task
+from project.models.base import TaskModule
 
 OVERFIT_BATCHES = 2
 MIN_STEPS, MAX_STEPS = 30, 400  # at least enough for every check; at most a minute on a CPU
@@ -33,7 +33,8 @@ class Probe(Callback):
         self.losses: list[float] = []
         self.epoch_losses: list[float] = []  # the mean over each epoch's (fixed) batches
         self.batches = 0
-        self.first_targets: torch.Tensor | None = None  # the first batch's, for the expected initial loss
+        self.first_batch: Any = None  # the first batch and its scored targets, for the expected initial loss
+        self.first_targets: torch.Tensor | None = None
         self._epoch_start = 0
 
     def on_train_start(self, trainer: Trainer, pl_module: LightningModule) -> None:
@@ -42,6 +43,7 @@ class Probe(Callback):
         for seen, batch in enumerate(loader):
             if seen == 0:
                 print(describe_batch(batch))
+                self.first_batch = batch
             _, target, _ = pl_module.unpack(batch)
             rows = pl_module.scored_rows(batch)
             targets.append(target if rows is None else target[rows])
@@ -99,7 +101,9 @@ def overfit_trainer(configured: Trainer, callbacks: list[Callback]) -> Trainer:
     )
 
 
-def verdicts(diagnostics: Diagnostics, probe: Probe, task: Task, problem: str | None) -> list[tuple[str, str, str]]:
+def verdicts(
+    diagnostics: Diagnostics, probe: Probe, model: TaskModule, problem: str | None
+) -> list[tuple[str, str, str]]:
     rows = []
     for check, description in CHECKS.items():
         found = [f for f in diagnostics.findings if f.check == check]
@@ -109,7 +113,7 @@ def verdicts(diagnostics: Diagnostics, probe: Probe, task: Task, problem: str | 
             rows.append((check, "ok" if check in diagnostics.checked else "not run", description))
     if probe.losses and probe.first_targets is not None:
         first = probe.losses[0]
-        expected, why = task.expected_initial_loss(probe.first_targets)
+        expected, why = model.expected_initial_loss(probe.first_batch, probe.first_targets)
         sane = 0.5 * expected <= first <= 2 * expected
         rows.append(
             (
@@ -155,7 +159,7 @@ def main(args: Sequence[str] | None = None) -> int:
             trainer.fit(model, datamodule=datamodule)
         except TrainingProblem as err:
             problem = str(err)
-    rows = verdicts(diagnostics, probe, model.task, problem)
+    rows = verdicts(diagnostics, probe, model, problem)
     bad = [row for row in rows if row[1] not in ("ok", "not run")]
     print("\n" + table(rows))
     print(f"\nVerdict: {'healthy' if not bad else f'{len(bad)} problem(s), see the table'}.")

@@ -95,6 +95,11 @@ class TaskModule(L.LightningModule, ABC):
             output, target = output[rows], target[rows]
         return output, target, batch_size
 
+    def expected_initial_loss(self, batch: Any, target: torch.Tensor) -> tuple[float, str]:
+        """The loss an untrained model should show on `batch` (whose scored targets are `target`), and how that
+        number comes about: the doctor's check. The task's, for a network whose untrained output is about 0."""
+        return self.task.expected_initial_loss(target)
+
     def forward(self, *inputs: Any) -> torch.Tensor:
         return self.net(*inputs)
 

@@ -65,6 +65,15 @@ class ForecastModel(TaskModule):
         self.log_dict(values, sync_dist=True)
         metrics.reset()
 
+    def expected_initial_loss(self, batch: Any, target: torch.Tensor) -> tuple[float, str]:
+        if not getattr(self.net, "relative", False):
+            return super().expected_initial_loss(batch, target)
+        # A relative forecaster starts at the last value (its head outputs about 0 on top of it).
+        last_value = batch[3][:, 0].to(self.task.mean.device)
+        output = (last_value - self.task.mean) / self.task.std
+        loss = self.task.loss(output, target.to(output.device))
+        return float(loss), "the loss of repeating the last value, where a relative forecaster starts"
+
     def prediction_table(
         self, predictions: Sequence[dict[str, torch.Tensor]], names: Sequence[str] | None
     ) -> tuple[list[str], list[list[str]]]:

@@ -35,6 +35,7 @@ def test_every_window_lies_inside_its_split():
     inputs, future, target, baselines = dm.val_set[0]
     assert inputs.shape == (48, 1) and future.shape == (0,) and target.shape == (6,) and baselines.shape == (2, 6)
     torch.testing.assert_close(target, dm.series.values[val_start + 48 : val_start + 54, 0])
+    assert len(small(test_fraction=0.0).test_set) == 0  # no test part: no window, and no error
 
 
 def test_the_scaling_is_fitted_on_the_training_part_only():

@@ -31,6 +31,21 @@ class Windows(Dataset):
         self.input_length, self.horizon, self.period = input_length, horizon, period
         self.start = start
         self.count = max(0, end - start - input_length - horizon + 1)
+        # Every window at once, so that an item is a few views (the loader's Python work per sample is what a
+        # small LSTM would otherwise wait for): `unfold` makes the sliding windows without copying.
+        now = torch.arange(self.count) + start + input_length  # each window's first forecast step
+        ahead = now.unsqueeze(1) + torch.arange(horizon)  # [N, H]
+        self.targets = values[ahead].reshape(self.count, horizon * values.shape[1])
+        self.future = covariates[ahead].reshape(self.count, horizon * covariates.shape[1])
+        steps = torch.arange(horizon)
+        seasonal = values[ahead - period * (steps // period + 1)]  # one period back, while still in the inputs
+        last = values[now - 1].unsqueeze(1).expand(-1, horizon, -1)
+        self.baselines = torch.stack([last, seasonal], dim=1).reshape(self.count, 2, horizon * values.shape[1])
+        table = torch.cat([scaled, covariates], dim=1)[start : end - horizon]
+        # [N, F, L], a view; no window at all (a part shorter than one): none, with the right shape.
+        self.inputs = (
+            table.unfold(0, input_length, 1) if self.count else table.new_zeros(0, table.shape[1], input_length)
+        )
 
     def __len__(self) -> int:
         return self.count
@@ -46,17 +61,4 @@ class Windows(Dataset):
         return (self.span(0)[0], self.span(self.count - 1)[1]) if self.count else (0, 0)
 
     def __getitem__(self, index: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-        first, _ = self.span(index)
-        now = first + self.input_length  # the first forecast step
-        inputs = torch.cat([self.scaled[first:now], self.covariates[first:now]], dim=1)
-        future = self.covariates[now : now + self.horizon].reshape(-1)
-        target = self.values[now : now + self.horizon].reshape(-1)
-        return inputs, future, target, self.baselines(now).reshape(2, -1)
-
-    def baselines(self, now: int) -> torch.Tensor:
-        """`[2, H, C]`: the last input value repeated; the value one period before each target step (the
-        period before that, and so on, while that step is still ahead of `now`)."""
-        last = self.values[now - 1].expand(self.horizon, -1)
-        steps = torch.arange(self.horizon)
-        back = now + steps - self.period * (steps // self.period + 1)
-        return torch.stack([last, self.values[back]])
+        return self.inputs[index].T, self.future[index], self.targets[index], self.baselines[index]
