@@ -9,6 +9,14 @@ from torch import nn
 from torchmetrics import MetricCollection
 
 
+def rows_sum_to_one(output: torch.Tensor) -> bool:
+    """Every row non-negative and summing to 1: the outputs of a softmax (the output checks of both label tasks)."""
+    rows = output.detach().float()
+    return bool((rows >= 0).all()) and torch.allclose(
+        rows.sum(dim=1), torch.ones(len(rows), device=rows.device), atol=1e-3
+    )
+
+
 class Task(nn.Module, ABC):
     """A task: how outputs `[rows, num_outputs]` are scored against targets, and what is made of them.
 

@@ -11,7 +11,7 @@ from torchmetrics.classification import MulticlassAccuracy, MulticlassConfusionM
 
 from project.errors import TrainingProblem
 from project.tasks import figures
-from project.tasks.base import Task
+from project.tasks.base import Task, rows_sum_to_one
 
 IGNORE = -100  # a target that counts in neither the loss nor the metrics (cross_entropy's default)
 
@@ -118,7 +118,7 @@ class Multiclass(Task):
             return None
         rows = output.detach().float()
         ones = torch.ones(len(rows), device=rows.device)
-        if (rows >= 0).all() and torch.allclose(rows.sum(dim=1), ones, atol=1e-3):
+        if rows_sum_to_one(rows):
             seen = "every row is non-negative and sums to 1 (a softmax)"
         elif (rows <= 0).all() and torch.allclose(rows.exp().sum(dim=1), ones, atol=1e-3):
             seen = "every value is <= 0 and each row's exp sums to 1 (a log-softmax)"

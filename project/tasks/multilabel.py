@@ -16,7 +16,7 @@ from torchmetrics.classification import (
 
 from project.errors import TrainingProblem
 from project.tasks import figures
-from project.tasks.base import Task
+from project.tasks.base import Task, rows_sum_to_one
 
 THRESHOLDS = torch.linspace(0.05, 0.95, 19)  # the candidates `tune_threshold` picks from
 
@@ -130,8 +130,7 @@ class Multilabel(Task):
         if output.dim() != 2 or output.shape[1] < 2 or not output.is_floating_point():
             return None
         rows = output.detach().float()
-        ones = torch.ones(len(rows), device=rows.device)
-        if (rows >= 0).all() and torch.allclose(rows.sum(dim=1), ones, atol=1e-3):
+        if rows_sum_to_one(rows):
             return (
                 "the network's outputs are non-negative and each row sums to 1 (a softmax across labels): the labels "
                 "then compete, and two labels cannot both be likely. Fix: remove the softmax; the loss applies a "
