@@ -40,7 +40,7 @@ MARKED = ("*.py", "*.toml", "*.txt", "*.yaml", "*.cfg")
 DESCRIPTIONS = {
     "cnn": "a CNN image classifier (generated shapes, or your image folders)",
     "lstm": "an LSTM sequence classifier (generated sequences, or your CSV/TSV/JSONL texts)",
-    "gcn": "a GCN for graph- and node-level tasks (generated graphs, TU and Planetoid files)",
+    "gcn": "a GCN for graph-, node- and link-level tasks (generated graphs, TU and Planetoid files, edge lists)",
 }
 
 

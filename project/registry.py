@@ -32,6 +32,9 @@ MODELS: dict[str, ModelEntry] = {
     "gcn_regression": ModelEntry(
         "gcn_regression.yaml", "GCN graph regression: a structural property, or TU files", "regression"
     ),  # part: gcn, regression
+    "gcn_link": ModelEntry(
+        "gcn_link.yaml", "GCN link prediction: a generated community graph, or your edge list", "link"
+    ),  # part: gcn
     "lstm": ModelEntry("lstm.yaml", "LSTM sequence classifier: generated sequences, or your texts"),  # part: lstm
     "lstm_forecast": ModelEntry(
         "lstm_forecast.yaml", "LSTM forecasting: a generated seasonal series, or your CSV series", "regression"

@@ -36,6 +36,7 @@ SMALL = {
     ],  # part: lstm, regression
     "gcn": ["--data.num_graphs=300"],  # part: gcn
     "gcn_regression": ["--data.num_graphs=300"],  # part: gcn, regression
+    "gcn_link": ["--data.sbm_nodes=400", "--data.sbm_communities=4"],  # part: gcn
 }
 
 

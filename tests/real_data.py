@@ -81,6 +81,20 @@ def cycle_graphs(data_dir: Path, name: str = "CYCLES", count: int = 600, seed: i
     return data_dir
 
 
+def les_miserables(path: Path) -> Path:
+    """Victor Hugo's characters, linked when they meet in a chapter (Knuth's Stanford GraphBase, shipped inside
+    networkx): 77 nodes named by character, 254 links weighted by how often they meet. An edge-list CSV
+    `src,dst,weight`, as a user would write one."""
+    import networkx  # torch's own dependency
+
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["src", "dst", "weight"])
+        for a, b, data in networkx.les_miserables_graph().edges(data=True):
+            writer.writerow([a, b, data["weight"]])
+    return path
+
+
 def best_val_acc(stdout: str) -> float:
     """The best `val/acc` that `project.fit`'s summary printed."""
     return float(re.search(r"best val/acc: ([\d.]+)", stdout).group(1))

@@ -35,6 +35,15 @@ SETTINGS = {
     "lstm_forecast": [],  # part: lstm, regression
     "gcn": [],  # part: gcn
     "gcn_regression": [],  # part: gcn, regression
+    "gcn_link": [
+        # Sampled batches of links (full-batch is one process). SAGE over every neighbour gives each endpoint
+        # the embedding it has in any batch; GCN's degree normalisation would see the batch's other nodes.
+        "--data.loader=neighbor",
+        "--data.num_neighbors=[-1, -1]",
+        "--model.net.conv=sage",
+        "--data.sbm_nodes=400",
+        "--data.sbm_communities=4",
+    ],  # part: gcn
 }
 # The sums run in another order (two half batches, then an average), and Adam magnifies such rounding
 # where gradients are near 0: its step is about ±lr whatever the gradient's size. With the CNN's AdamW

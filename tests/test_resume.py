@@ -18,6 +18,7 @@ PLAN = {
     "lstm_forecast": (3, [], [5, 13]),  # part: lstm, regression
     "gcn": (4, [], [3, 7]),  # part: gcn
     "gcn_regression": (4, [], [3, 7]),  # part: gcn, regression
+    "gcn_link": (4, ["--data.loader=neighbor", "--data.sbm_nodes=400", "--data.batch_size=512"], [3, 7]),  # part: gcn
 }
 
 

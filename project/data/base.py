@@ -48,7 +48,7 @@ class BaseDataModule(L.LightningDataModule):
 
     def train_dataloader(self) -> DataLoader:
         dataset = self._require(self.train_set, "train")
-        if len(dataset) < self.batch_size:
+        if len(dataset) < self.batch_size_for(dataset):
             raise DataError(
                 f"the training set has {len(dataset)} samples, fewer than data.batch_size={self.batch_size}; "
                 "with drop_last no batch would be left: lower --data.batch_size"
@@ -69,7 +69,11 @@ class BaseDataModule(L.LightningDataModule):
         batching = (
             {"batch_sampler": batch_sampler}
             if batch_sampler is not None
-            else {"batch_size": self.batch_size, "sampler": self._sampler(dataset, train), "drop_last": train}
+            else {
+                "batch_size": self.batch_size_for(dataset),
+                "sampler": self._sampler(dataset, train),
+                "drop_last": train,
+            }
         )
         # StatefulDataLoader: Lightning saves how far into the epoch it got, so a mid-epoch checkpoint resumes
         # exactly.
@@ -81,9 +85,14 @@ class BaseDataModule(L.LightningDataModule):
             persistent_workers=self.num_workers > 0,
             # Page-locked memory only helps host-to-GPU copies; on the CPU it costs memory.
             pin_memory=self._on_gpu(),
-            collate_fn=self.collate_for(train),
+            # A dataset that batches itself (link prediction's pairs) brings its own collate.
+            collate_fn=getattr(dataset, "collate", None) or self.collate_for(train),
             generator=loader_generator(),
         )
+
+    def batch_size_for(self, dataset: Dataset) -> int:
+        """Samples per batch from `dataset`: data.batch_size, unless a loader takes a split whole."""
+        return self.batch_size
 
     def collate_for(self, train: bool) -> Callable[[list[Any]], Any] | None:
         """How the loaders join samples into a batch; image modules augment there, for training only."""

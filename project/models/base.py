@@ -73,7 +73,7 @@ class TaskModule(L.LightningModule, ABC):
             self.net.features.eval()
 
         metrics = self.task.metrics()
-        self.train_metrics = metrics.clone(prefix="train/")
+        self.train_metrics = self.task.train_metrics().clone(prefix="train/")
         self.val_metrics = metrics.clone(prefix="val/")
         self.test_metrics = metrics.clone(prefix="test/")
         # The best monitored value so far (`val/acc_best`, `val/mae_best`...), for the progress bar and HParams.

@@ -1,11 +1,17 @@
-"""The GCN family: graph-level batches are PyG `Batch`es; node-level ones are one graph with masks."""
+"""The GCN family: graph-level batches are PyG `Batch`es; node-level ones are one graph with masks; link-level
+ones are pairs of nodes beside the graph around them."""
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 import torch
+from lightning.pytorch.cli import OptimizerCallable
+from lightning.pytorch.utilities import rank_zero_warn
+from torch import nn
 from torch_geometric.data import Batch, Data
 
-from project.models.base import TaskModule
+from project.models.base import SchedulerCallable, TaskModule
+from project.tasks import LinkPrediction, Task
 
 _FEATURE_LINK = {"num_features": ("net.init_args.in_channels",)}
 
@@ -40,3 +46,60 @@ class NodeModel(TaskModule):
         if self.trainer.training:
             return batch.train_mask
         return batch.test_mask if self.trainer.testing else batch.val_mask  # validation and sanity check
+
+
+class LinkModel(TaskModule):
+    """A score per pair of nodes (project/tasks/link.py); a batch is pairs and the graph around them
+    (project/data/graphs/link_batches.py). `predict` writes each row's `top_k` best-scored pairs: for a file
+    of pairs, each pair; for query nodes, their most likely new links (pairs the graph has are masked out).
+    """
+
+    data_links: ClassVar[dict[str, tuple[str, ...]]] = {
+        "num_outputs": ("num_outputs",),
+        "num_features": ("net.init_args.in_channels",),
+        "num_nodes": ("net.init_args.num_nodes",),
+    }
+
+    def __init__(
+        self,
+        net: nn.Module,
+        num_outputs: int = 1,
+        task: Task | None = None,
+        optimizer: OptimizerCallable = torch.optim.Adam,
+        scheduler: SchedulerCallable | None = None,
+        freeze_features: bool = False,
+        compile_net: bool = False,
+    ) -> None:
+        task = task if task is not None else LinkPrediction()
+        super().__init__(net, num_outputs, task, optimizer, scheduler, freeze_features, compile_net)
+
+    def setup(self, stage: str) -> None:
+        super().setup(stage)
+        x = getattr(self.trainer.datamodule, "graph", None)
+        x = getattr(x, "x", None)
+        embedding = getattr(getattr(self.net, "features", None), "embedding", None)
+        if stage == "fit" and x is not None and embedding is None and bool((x == x[:1]).all()):
+            rank_zero_warn(
+                "every node has the same features (none were given) and the network learns no node embedding: the "
+                "GCN then tells nodes apart by structure alone, and a dot product of look-alike embeddings "
+                "ranks poorly. Give --model.net.embedding_dim 32 (or node features: --data.features_path)."
+            )
+
+    def unpack(self, batch: Data) -> tuple[tuple[torch.Tensor, ...], torch.Tensor, int]:
+        inputs = (batch.x, batch.edge_index, batch.pairs, batch.n_id, batch.get("edge_weight"))
+        return inputs, batch.get("y"), batch.pairs.shape[1]
+
+    def predict_step(self, batch: Data, batch_idx: int) -> dict[str, torch.Tensor]:
+        scores = self(*self.unpack(batch)[0])
+        if "known" in batch:
+            scores = scores.masked_fill(batch.known, float("-inf"))
+        k = min(int(batch.top_k), scores.shape[1]) if "top_k" in batch else scores.shape[1]
+        best, column = scores.topk(k, dim=1)
+        src, dst = (batch.n_id[side.gather(1, column)] for side in batch.pairs)
+        return {"src": src, "dst": dst, **self.task.predict(best)}
+
+    def prediction_table(
+        self, predictions: Sequence[dict[str, torch.Tensor]], names: Sequence[str] | None
+    ) -> tuple[list[str], list[list[str]]]:
+        # The user's own node ids, not the numbers they were given.
+        return self.task.prediction_table(predictions, self.trainer.datamodule.node_names)

@@ -19,6 +19,7 @@ ACTIVATIONS = {"relu": nn.ReLU, "gelu": nn.GELU, "elu": nn.ELU}
 
 
 GAT_HEADS = 4
+WEIGHTED = ("gcn", "native")  # the convs whose messages take an edge weight (GIN and SAGE's third argument is a size)
 
 
 def make_conv(kind: Conv, in_channels: int, out_channels: int) -> nn.Module:
@@ -74,10 +75,23 @@ class GCNEncoder(nn.Module):
         self.residual = residual
         self.pool = POOLS[readout] if readout else None
         self.out_dim = hidden_channels
+        self.conv = conv
 
-    def forward(self, x: torch.Tensor, edge_index: torch.Tensor, batch: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self,
+        x: torch.Tensor,
+        edge_index: torch.Tensor,
+        batch: torch.Tensor | None = None,
+        edge_weight: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """`edge_weight` `[E]` scales each message (gcn and native convs only)."""
+        if edge_weight is not None and self.conv not in WEIGHTED:
+            raise ConfigError(
+                f"conv {self.conv} takes no edge weights, and the graph has them: use conv gcn, or drop the weights"
+            )
         for conv in self.convs:
-            h = self.dropout(self.activation(conv(x, edge_index)))
+            h = conv(x, edge_index) if edge_weight is None else conv(x, edge_index, edge_weight)
+            h = self.dropout(self.activation(h))
             # A residual needs equal widths: every layer but a first one that changes the width.
             x = x + h if self.residual and h.shape == x.shape else h
         if self.pool is None:

@@ -55,6 +55,10 @@ class Task(nn.Module, ABC):
     def metrics(self) -> MetricCollection:
         """One collection; the module clones it per stage with the `train/`, `val/`, `test/` prefixes."""
 
+    def train_metrics(self) -> MetricCollection:
+        """The training metrics: `metrics()` unless some mean nothing on training batches."""
+        return self.metrics()
+
     def prepare_metrics(self, metrics: MetricCollection) -> None:
         """Called as each stage's epoch starts: bring the metrics up to date with the task's state."""
 

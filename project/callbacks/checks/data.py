@@ -17,7 +17,10 @@ class Splits(Check):
         if not isinstance(train, DataLoader) or not isinstance(val, DataLoader):
             return
         report.checked.add("splits")
-        if getattr(trainer.datamodule, "splits_by_mask", False) and train.dataset is val.dataset:
+        if hasattr(trainer.datamodule, "split_overlap"):  # link prediction: the links held out of the graph
+            if (overlap := trainer.datamodule.split_overlap()) is not None:
+                report.warn("splits", overlap)
+        elif getattr(trainer.datamodule, "splits_by_mask", False) and train.dataset is val.dataset:
             pass  # node-level tasks: one graph, split by masks
         elif (overlap := checks.overlapping_steps(train.dataset, val.dataset)) is not None:
             report.warn("splits", f"{overlap}.")
