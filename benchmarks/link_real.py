@@ -55,7 +55,10 @@ def gcn(data: list[str], extra: list[str], seed: int, leak: bool = False) -> tup
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="2 seeds, for the test suite")
     args = parser.parse_args()
+    if args.quick:
+        args.seeds = 2
     folder = Path(tempfile.mkdtemp())
     os.chdir(folder)  # the runs' logs/ go there
     graphs = {

@@ -48,12 +48,13 @@ def one_run(links: int, loader: str) -> dict[str, float]:
     task = LinkPrediction()
     task.bind(1)
     optimizer = torch.optim.Adam(net.parameters(), lr=0.01)
-    times = []
-    for step in range(3 if loader == "full" else SAMPLED_STEPS + 1):
+    times, batches = [], iter(())
+    for _ in range(3 if loader == "full" else SAMPLED_STEPS + 1):
         begin = time.perf_counter()
-        if loader == "full" or step == 0:  # full: one batch per epoch
+        batch = next(batches, None)
+        if batch is None:  # the epoch's end (full-batch: every step)
             batches = iter(dm.train_dataloader())
-        batch = next(batches)
+            batch = next(batches)
         optimizer.zero_grad()
         task.loss(net(batch.x, batch.edge_index, batch.pairs, batch.n_id), batch.y).backward()
         optimizer.step()

@@ -11,6 +11,8 @@ import pytest
     [
         "benchmarks.sequence_modes",  # part: lstm
         pytest.param("benchmarks.graph_scale", marks=pytest.mark.slow),  # part: gcn
+        pytest.param("benchmarks.link_scale", marks=pytest.mark.slow),  # part: gcn
+        pytest.param("benchmarks.link_real", marks=pytest.mark.slow),  # part: gcn
         pytest.param("benchmarks.parity", marks=pytest.mark.slow),
         pytest.param("benchmarks.startup", marks=pytest.mark.slow),
         "benchmarks.graph_collate",  # part: gcn

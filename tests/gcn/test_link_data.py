@@ -5,7 +5,7 @@ import torch
 
 from project.data.graphs import LinkPredictionDataModule
 from project.data.graphs.link_pairs import EdgeSet, canonical_edges
-from project.errors import ConfigError, DataError
+from project.errors import ConfigError, DataError, MissingDataError
 
 SMALL = {"sbm_nodes": 400, "sbm_communities": 4}
 
@@ -150,3 +150,32 @@ def test_training_links_weights_go_with_their_messages_both_ways(tmp_path, loade
 
         net = GCNLinkPredictor(dm.num_features, dm.num_nodes, conv="sage", hidden_channels=8)
         net(batch.x, batch.edge_index, batch.pairs, batch.n_id, batch.edge_weight)
+
+
+def write_planetoid(raw, nodes: int = 600, features: int = 8) -> set[tuple[int, int]]:
+    """Planetoid's eight raw files (pickled arrays, an adjacency dict, the test ids) for a ring with chords,
+    as PyG's reader takes them; its links, one per pair. Planetoid wants 500 validation nodes after the
+    training ones, hence the size."""
+    import pickle
+
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    x, labels = rng.normal(size=(nodes, features)), np.eye(3)[rng.integers(0, 3, nodes)]
+    graph = {i: [(i + 1) % nodes, (i + 7) % nodes] for i in range(nodes)}
+    raw.mkdir(parents=True)
+    parts = {"x": x[:20], "tx": x[-2:], "allx": x[:-2], "y": labels[:20], "ty": labels[-2:], "ally": labels[:-2]}
+    for name, value in [*parts.items(), ("graph", graph)]:
+        (raw / f"ind.cora.{name}").write_bytes(pickle.dumps(value))
+    (raw / "ind.cora.test.index").write_text(f"{nodes - 2}\n{nodes - 1}\n")
+    return {tuple(sorted((a, b))) for a, ends in graph.items() for b in ends}
+
+
+def test_planetoid_links_are_read_from_disk_and_missing_files_are_named(tmp_path):
+    with pytest.raises(MissingDataError, match=r"missing ind.cora.x, .* in .*planetoid/Cora/raw/"):
+        LinkPredictionDataModule(source="planetoid", name="Cora", data_dir=str(tmp_path / "planetoid"))
+    assert not (tmp_path / "planetoid").exists()
+    links = write_planetoid(tmp_path / "planetoid" / "Cora" / "raw")
+    dm = LinkPredictionDataModule(source="planetoid", name="Cora", data_dir=str(tmp_path / "planetoid"))
+    read = {tuple(sorted(pair)) for part in dm.links.values() for pair in part.t().tolist()}
+    assert read == links and dm.num_features == 8 and dm.num_nodes == 600

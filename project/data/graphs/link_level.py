@@ -67,7 +67,7 @@ class LinkPredictionDataModule(BaseDataModule):
         num_negatives: int = 1,
         eval_negatives: int = 100,
         predict_path: str | None = None,
-        predict_nodes: list[str] | None = None,
+        predict_nodes: list[str | int] | None = None,
         top_k: int = 10,
         sbm_nodes: int = 2000,
         sbm_communities: int = 20,
@@ -199,10 +199,11 @@ class LinkPredictionDataModule(BaseDataModule):
             none = torch.empty(pairs.shape[1], 0, dtype=torch.long)  # each pair alone in its row
             return PairSet(pairs.shape[1], PairBatches(graph, pairs, none, targets=False))
         if hp.predict_nodes:
-            unknown = [n for n in hp.predict_nodes if n not in index]
+            nodes = [str(n) for n in hp.predict_nodes]  # ids are names: '[0, 17]' means the nodes named 0 and 17
+            unknown = [n for n in nodes if n not in index]
             if unknown:
                 raise DataError(f"data.predict_nodes: {unknown[:3]} not in the graph ({len(unknown)} unknown)")
-            queries = torch.tensor([index[n] for n in hp.predict_nodes])
+            queries = torch.tensor([index[n] for n in nodes])
             whole = Neighbourhood(graph.x, graph.edge_index, graph.edge_weight, None)  # every node is a candidate
             return PairSet(len(queries), CandidateBatches(whole, queries, every_link, hp.top_k))
         raise ConfigError(
