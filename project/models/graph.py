@@ -75,10 +75,9 @@ class LinkModel(TaskModule):
 
     def setup(self, stage: str) -> None:
         super().setup(stage)
-        x = getattr(self.trainer.datamodule, "graph", None)
-        x = getattr(x, "x", None)
-        embedding = getattr(getattr(self.net, "features", None), "embedding", None)
-        if stage == "fit" and x is not None and embedding is None and bool((x == x[:1]).all()):
+        graph = getattr(self.trainer.datamodule, "graph", None)
+        alike = graph is not None and bool((graph.x == graph.x[:1]).all())
+        if stage == "fit" and alike and getattr(self.net.features, "embedding", None) is None:
             rank_zero_warn(
                 "every node has the same features (none were given) and the network learns no node embedding: the "
                 "GCN then tells nodes apart by structure alone, and a dot product of look-alike embeddings "

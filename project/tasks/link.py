@@ -37,18 +37,18 @@ class PositiveRank(Metric):
     def __init__(self, k: int | None = None) -> None:
         super().__init__()
         self.k = k
-        self.add_state("total", torch.tensor(0.0, dtype=torch.float64), dist_reduce_fx="sum")
+        self.add_state("total", torch.tensor(0.0), dist_reduce_fx="sum")
         self.add_state("count", torch.tensor(0, dtype=torch.long), dist_reduce_fx="sum")
 
     def update(self, scores: torch.Tensor, target: torch.Tensor) -> None:
         positive, negatives = scores[:, :1], scores[:, 1:]
         rank = 1 + 0.5 * ((negatives > positive).sum(dim=1) + (negatives >= positive).sum(dim=1))
-        value = rank.double().reciprocal() if self.k is None else (rank <= self.k).double()
+        value = rank.float().reciprocal() if self.k is None else (rank <= self.k).float()
         self.total += value.sum()
         self.count += len(rank)
 
     def compute(self) -> torch.Tensor:
-        return (self.total / self.count.clamp(min=1)).float()
+        return self.total / self.count.clamp(min=1)
 
 
 class LinkPrediction(Task):

@@ -41,7 +41,7 @@ class PairSet(Dataset):
         return item
 
 
-class Neighbourhood:
+class MessageGraph:
     """The graph a batch's pairs are scored over: all of it, or the sampled neighbourhood of their endpoints."""
 
     def __init__(
@@ -75,7 +75,7 @@ class PairBatches:
     """
 
     def __init__(
-        self, graph: Neighbourhood, positives: torch.Tensor, negatives: torch.Tensor | EpochNegatives, targets: bool
+        self, graph: MessageGraph, positives: torch.Tensor, negatives: torch.Tensor | EpochNegatives, targets: bool
     ) -> None:
         self.graph, self.positives, self.negatives, self.targets = graph, positives, negatives, targets
 
@@ -99,7 +99,7 @@ class CandidateBatches:
     """Collate for top-K: positions of query nodes → each query paired with every node, and a mask `known`
     `[Q, N]` of the pairs not to recommend (links the graph has, and the node itself)."""
 
-    def __init__(self, graph: Neighbourhood, queries: torch.Tensor, known: EdgeSet, top_k: int) -> None:
+    def __init__(self, graph: MessageGraph, queries: torch.Tensor, known: EdgeSet, top_k: int) -> None:
         self.graph, self.queries, self.known, self.top_k = graph, queries, known, top_k
 
     def __call__(self, items: Sequence[int]) -> Data:

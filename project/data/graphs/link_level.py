@@ -8,7 +8,7 @@ from torch_geometric.data import Data
 
 from project.data.base import BaseDataModule, seeded_split
 from project.data.graphs.checks import check_graph
-from project.data.graphs.link_batches import CandidateBatches, EpochTaggedSampler, Neighbourhood, PairBatches, PairSet
+from project.data.graphs.link_batches import CandidateBatches, EpochTaggedSampler, MessageGraph, PairBatches, PairSet
 from project.data.graphs.link_pairs import EdgeSet, EpochNegatives, corrupt_destinations, message_edges
 from project.data.graphs.link_sources import (
     LinkGraph,
@@ -97,7 +97,7 @@ class LinkPredictionDataModule(BaseDataModule):
         self.num_features = graph.x.shape[1]
         self.num_nodes = graph.num_nodes
         self.node_names = graph.names
-        self.num_classes = 1
+        self.num_classes = None  # a score per pair, no classes
 
     def read_graph(self) -> LinkGraph:
         """The graph of `source`. Another source of your own: subclass and return a `LinkGraph` here."""
@@ -176,7 +176,7 @@ class LinkPredictionDataModule(BaseDataModule):
         sampler = None
         if self.loader == "neighbor":
             sampler = NeighborSampler(Data(x=g.x, edge_index=self.message_graph), list(hp.num_neighbors))
-        graph = Neighbourhood(g.x, self.message_graph, self.message_weight, sampler)
+        graph = MessageGraph(g.x, self.message_graph, self.message_weight, sampler)
         every_link = EdgeSet(
             message_edges(torch.cat(list(self.links.values()), dim=1), self.undirected)[0], g.num_nodes
         )
@@ -192,7 +192,7 @@ class LinkPredictionDataModule(BaseDataModule):
         if stage == "predict":
             self.predict_set = self._predict_set(graph, every_link)
 
-    def _predict_set(self, graph: Neighbourhood, every_link: EdgeSet) -> Dataset:
+    def _predict_set(self, graph: MessageGraph, every_link: EdgeSet) -> Dataset:
         hp, index = self.hparams, {name: i for i, name in enumerate(self.node_names)}
         if hp.predict_path is not None:
             pairs = read_pairs(hp.predict_path, index)
@@ -204,7 +204,7 @@ class LinkPredictionDataModule(BaseDataModule):
             if unknown:
                 raise DataError(f"data.predict_nodes: {unknown[:3]} not in the graph ({len(unknown)} unknown)")
             queries = torch.tensor([index[n] for n in nodes])
-            whole = Neighbourhood(graph.x, graph.edge_index, graph.edge_weight, None)  # every node is a candidate
+            whole = MessageGraph(graph.x, graph.edge_index, graph.edge_weight, None)  # every node is a candidate
             return PairSet(len(queries), CandidateBatches(whole, queries, every_link, hp.top_k))
         raise ConfigError(
             "predict needs pairs or nodes: --data.predict_path pairs.csv (src,dst), or --data.predict_nodes "
