@@ -10,7 +10,7 @@ configs/trainer.yaml): Lightning's own replacement would drop both properties.
 """
 
 import os
-from collections.abc import Callable, Iterator, Sized
+from collections.abc import Callable, Iterator, Sequence, Sized
 from typing import Any, Generic, TypeVar
 
 import torch
@@ -40,11 +40,11 @@ class EpochOrder(Iterator[T], Generic[T]):
     from its beginning.
     """
 
-    def __init__(self, order_of: Callable[[int], list[T]], clock: Any) -> None:
+    def __init__(self, order_of: Callable[[int], Sequence[T]], clock: Any) -> None:
         self.order_of, self.clock = order_of, clock
         self.epoch: int | None = None
         self.yielded = 0
-        self._items: list[T] | None = None
+        self._items: Sequence[T] | None = None
 
     def __next__(self) -> T:
         if self._items is None:

@@ -124,6 +124,9 @@ def test_a_leaky_user_split_is_caught_by_its_edge_sets(tmp_path):
     assert leaky.split_overlap().startswith("1 of the 3 val links, first at line 3 are also training links")
     clean = write(tmp_path / "clean.csv", "src,dst\na,c\nb,e\n")
     assert LinkPredictionDataModule(source="csv", edges_path=edges, val_edges_path=clean).split_overlap() is None
+    cold = write(tmp_path / "cold.csv", "src,dst\na,c\nb,zed\n")
+    with pytest.warns(UserWarning, match=r"1 node\(s\) of the validation or test links are in no training link"):
+        LinkPredictionDataModule(source="csv", edges_path=edges, val_edges_path=cold)
     directed = LinkPredictionDataModule(source="csv", edges_path=edges, val_edges_path=val, undirected=False)
     assert directed.split_overlap() is None  # directed, c -> b is another link than b -> c
 

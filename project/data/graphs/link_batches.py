@@ -19,12 +19,25 @@ from project.data.sampling import EpochOrder, EpochRandomSampler
 CANDIDATE_PAIRS = 2**22  # pairs scored per top-K batch: queries x all nodes, bounded in memory
 
 
+class EpochTagged(Sequence[tuple[int, int]]):
+    """An epoch's order whose items are `(epoch, index)`, made as they are read (not a list of 10^7 tuples)."""
+
+    def __init__(self, epoch: int, order: list[int]) -> None:
+        self.epoch, self.order = epoch, order
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def __getitem__(self, i: int) -> tuple[int, int]:
+        return self.epoch, self.order[i]
+
+
 class EpochTaggedSampler(EpochRandomSampler):
     """`EpochRandomSampler` whose items are `(epoch, index)`: the collate, in whichever worker process it runs,
     then draws that epoch's training negatives."""
 
     def __iter__(self) -> EpochOrder[tuple[int, int]]:
-        return EpochOrder(lambda epoch: [(epoch, i) for i in self._order(epoch)], self)
+        return EpochOrder(lambda epoch: EpochTagged(epoch, self._order(epoch)), self)
 
 
 class PairSet(Dataset):

@@ -81,9 +81,19 @@ def csv_graph(
     if test_edges_path is not None:
         parts["test"] = read_edge_list(test_edges_path)
     index: dict[str, int] = {}
-    for edges in parts.values():
+    for part, edges in parts.items():
         for name in (n for pair in zip(edges.src, edges.dst, strict=True) for n in pair):
             index.setdefault(name, len(index))
+        if part == "train":
+            trained = len(index)
+    if len(index) > trained:
+        first = list(index)[trained]
+        warnings.warn(
+            f"{len(index) - trained} node(s) of the validation or test links are in no training link (e.g. "
+            f"{first!r}): no message reaches them and their embedding, if any, is never trained, so their links "
+            "are scored from their features alone",
+            stacklevel=2,
+        )
     links, lines, kept = {}, {}, {}
     for part, edges in parts.items():
         links[part], lines[part], kept[part] = _indexed(edges, index, undirected)
