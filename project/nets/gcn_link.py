@@ -5,6 +5,7 @@ from typing import Any, Literal
 import torch
 from torch import nn
 
+from project.errors import ConfigError
 from project.nets.gcn import GCNEncoder
 from project.nets.init import init_weights
 
@@ -28,6 +29,32 @@ class MLPDecoder(nn.Module):
 
     def forward(self, src: torch.Tensor, dst: torch.Tensor) -> torch.Tensor:
         return self.mlp(src * dst).squeeze(-1)
+
+
+class BilinearDecoder(nn.Module):
+    """`z_srcᵀ W z_dst`: asymmetric, so `a -> b` may score apart from `b -> a` (directed graphs). W starts at
+    the identity over sqrt(H): the scaled dot product, which training may then bend."""
+
+    def __init__(self, channels: int) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.eye(channels) / channels**0.5)
+
+    def forward(self, src: torch.Tensor, dst: torch.Tensor) -> torch.Tensor:
+        return ((src @ self.weight) * dst).sum(dim=-1)
+
+
+Decoder = Literal["dot", "mlp", "bilinear"]
+
+
+def make_decoder(kind: Decoder, channels: int) -> nn.Module:
+    """Scores pairs of `channels`-wide embeddings: `(src [..., H], dst [..., H]) -> [...]`."""
+    if kind == "dot":
+        return DotDecoder()
+    if kind == "mlp":
+        return MLPDecoder(channels)
+    if kind == "bilinear":
+        return BilinearDecoder(channels)
+    raise ConfigError(f"unknown decoder {kind!r}: use dot, mlp or bilinear")
 
 
 class NodeEncoder(nn.Module):
@@ -62,7 +89,8 @@ class GCNLinkPredictor(nn.Module):
 
     Args:
         in_channels, num_nodes: linked from the data.
-        decoder: dot (default) or mlp (`MLPDecoder`).
+        decoder: dot (default), mlp (`MLPDecoder`): both symmetric, for undirected graphs; bilinear
+            (`BilinearDecoder`) for directed ones.
         embedding_dim: a learned embedding per node, concatenated to its features; 0: none.
     """
 
@@ -70,7 +98,7 @@ class GCNLinkPredictor(nn.Module):
         self,
         in_channels: int,
         num_nodes: int,
-        decoder: Literal["dot", "mlp"] = "dot",
+        decoder: Decoder = "dot",
         embedding_dim: int = 0,
         **encoder: Any,
     ) -> None:
@@ -78,7 +106,7 @@ class GCNLinkPredictor(nn.Module):
         embedding = nn.Embedding(num_nodes, embedding_dim) if embedding_dim > 0 else None
         gcn = GCNEncoder(in_channels=in_channels + embedding_dim, readout=None, **encoder)
         self.features = NodeEncoder(gcn, embedding)
-        self.head = DotDecoder() if decoder == "dot" else MLPDecoder(self.features.out_dim)
+        self.head = make_decoder(decoder, self.features.out_dim)
 
     def forward(
         self,

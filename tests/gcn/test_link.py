@@ -121,3 +121,29 @@ def test_predict_writes_scores_and_new_links_with_the_users_node_ids(tmp_path):
     stranger = build("gcn_link", *TINY, "--data.source=csv", f"--data.edges_path={other}", "--data.val_fraction=0.25")
     with pytest.raises(DataError, match="the checkpoint's graph has 400 nodes"):
         stranger.datamodule.load_state_dict(torch.load(checkpoint, weights_only=False)["LinkPredictionDataModule"])
+
+
+def test_dot_and_mlp_decoders_are_symmetric_and_bilinear_can_tell_direction():
+    from project.nets.gcn_link import make_decoder
+
+    a, b = torch.randn(5, 8), torch.randn(5, 8)
+    for kind in ("dot", "mlp"):
+        decoder = make_decoder(kind, 8)
+        torch.testing.assert_close(decoder(a, b), decoder(b, a))
+    bilinear = make_decoder("bilinear", 8)
+    torch.testing.assert_close(bilinear(a, b), make_decoder("dot", 8)(a, b))  # it starts as the scaled dot
+    with torch.no_grad():
+        bilinear.weight.add_(torch.randn(8, 8))
+    assert not torch.allclose(bilinear(a, b), bilinear(b, a))
+
+
+def test_a_directed_graph_trains_with_the_bilinear_decoder(tmp_path):
+    edges = tmp_path / "follows.csv"
+    edges.write_text("src,dst\n" + "".join(f"u{i},u{(i + k) % 80}\n" for i in range(80) for k in (1, 2, 3)))
+    cli = build(
+        "gcn_link", *TINY, "--data.source=csv", f"--data.edges_path={edges}", "--data.undirected=false",
+        "--model.net.decoder=bilinear", "--model.net.embedding_dim=8", "--trainer.max_epochs=3",
+    )  # fmt: skip
+    assert cli.datamodule.message_graph.shape[1] == cli.datamodule.links["train"].shape[1]  # one way only
+    cli.trainer.fit(cli.model, cli.datamodule)
+    assert cli.trainer.global_step == 3 and "val/auroc" in cli.trainer.logged_metrics
