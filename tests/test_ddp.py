@@ -44,8 +44,8 @@ SETTINGS = {
 # rounding where gradients are near 0 (its step is about ±lr whatever the gradient's size): the CNN's
 # weights ended up to 4e-4 apart with AdamW, and with SGD 1.3e-4 on one CPU of this workplace, 2.3e-4 on
 # another (the conv kernels sum in another order). In float64 (Lightning's 64-true: the module and the
-# batch's tensors) the rounding is 1e-16 and every weight agrees within 1e-13 (cnn 1.2e-14, cnn_multilabel
-# 7.9e-14, lstm 6.3e-15, lstm_forecast 2.8e-16), with the default AdamW. Lightning does not convert a PyG
+# batch's tensors) the rounding is 1e-16 and every weight agrees within 1e-13 (the CNN's two models 1.2e-14
+# and 7.9e-14, the LSTM's 6.3e-15 and 2.8e-16), with the default AdamW. Lightning does not convert a PyG
 # batch, so the GCN models stay in float32, where they agree within 5e-8.
 TOLERANCE = {"rtol": 1e-3, "atol": 1e-4}
 TOLERANCE_FLOAT64 = {"rtol": 1e-9, "atol": 1e-11}
