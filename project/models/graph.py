@@ -76,8 +76,9 @@ class LinkModel(TaskModule):
     def setup(self, stage: str) -> None:
         super().setup(stage)
         graph = getattr(self.trainer.datamodule, "graph", None)
-        alike = graph is not None and bool((graph.x == graph.x[:1]).all())
-        if stage == "fit" and alike and getattr(self.net.features, "embedding", None) is None:
+        if stage != "fit" or graph is None or getattr(self.net.features, "embedding", None) is not None:
+            return
+        if bool((graph.x == graph.x[:1]).all()):
             rank_zero_warn(
                 "every node has the same features (none were given) and the network learns no node embedding: the "
                 "GCN then tells nodes apart by structure alone, and a dot product of look-alike embeddings "

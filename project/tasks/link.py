@@ -75,12 +75,16 @@ class LinkPrediction(Task):
         super().__init__()
         self.hits_k = hits_k
 
-    def loss(self, output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    @staticmethod
+    def _check_shapes(output: torch.Tensor, target: torch.Tensor) -> None:
         if output.shape != target.shape or output.dim() != 2 or output.shape[1] < 2:
             raise TrainingProblem(
                 f"link scores have shape {list(output.shape)} and targets {list(target.shape)}: expected both "
                 "[pairs, 1 + negatives], the true link in column 0 and at least one negative beside it"
             )
+
+    def loss(self, output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        self._check_shapes(output, target)
         target = target.to(output.dtype)
         positive = F.binary_cross_entropy_with_logits(output[:, 0], target[:, 0])
         negative = F.binary_cross_entropy_with_logits(output[:, 1:], target[:, 1:])
@@ -115,8 +119,7 @@ class LinkPrediction(Task):
         return ["src", "dst", "probability"], rows
 
     def check_batch(self, output: torch.Tensor, target: torch.Tensor) -> None:
-        if output.shape != target.shape or output.dim() != 2 or output.shape[1] < 2:
-            self.loss(output, target)  # raises with the shapes
+        self._check_shapes(output, target)
         if not bool((target[:, 0] == 1).all()) or bool((target[:, 1:] != 0).any()):
             raise TrainingProblem(
                 "link targets must be 1 in column 0 (the true link) and 0 in every other column (its negatives); "
