@@ -30,8 +30,15 @@ class ProjectCLI(CheckpointCheckingCLI):
             instantiated (`TaskModule.data_links`: the class count, the vocabulary size...).
     """
 
-    def __init__(self, *args: Any, data_links: dict[str, tuple[str, ...]] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        data_links: dict[str, tuple[str, ...]] | None = None,
+        instantiate: bool = True,
+        **kwargs: Any,
+    ) -> None:
         self.data_links = data_links or {}
+        self.instantiate = instantiate
         self.checkpoint: dict[str, Any] | None = None  # `--ckpt_path`, read once (memory-mapped) and checked
         super().__init__(*args, **kwargs)
 
@@ -71,6 +78,8 @@ class ProjectCLI(CheckpointCheckingCLI):
         for a model whose shape depends on it. A DataModule opts in with a `state_dict()` whose keys are
         init arguments.
         """
+        if not self.instantiate:
+            return  # `parse()`: the config as given (it may be saved, e.g. a sweep's best.yaml)
         config = self.config.get(self.subcommand) if self.subcommand else self.config  # run=False: no subcommand
         if config and config.get("trainer"):
             use_tqdm_progress_bar(config.trainer)
@@ -79,6 +88,10 @@ class ProjectCLI(CheckpointCheckingCLI):
         state = self.checkpoint.get(config.data.class_path.rsplit(".", 1)[-1], {})
         for key, value in state.items():
             config.data.init_args[key] = value
+
+    def instantiate_classes(self) -> None:
+        if self.instantiate:  # `parse()`: the config alone, checked, nothing built
+            super().instantiate_classes()
 
     def after_fit(self) -> None:
         summary = fit_summary(self.trainer)  # on every rank: trainer.log_dir is a collective under DDP
@@ -199,7 +212,14 @@ def compose(args: Sequence[str]) -> ProjectCLI:
     return _make_cli(list(args), run=False)
 
 
-def _make_cli(args: list[str], run: bool) -> ProjectCLI:
+def parse(args: Sequence[str]) -> ProjectCLI:
+    """Parse a `project.fit` command line strictly, building nothing: `cli.config`, and `cli.parser` to parse
+    more. A bad key or value raises `argparse.ArgumentError` instead of exiting (what `project.sweep` checks
+    its search space with)."""
+    return _make_cli(list(args), run=False, instantiate=False)
+
+
+def _make_cli(args: list[str], run: bool, instantiate: bool = True) -> ProjectCLI:
     args = expand_model_flag(args)
     log_to_console()
     logging.getLogger("lightning.pytorch.utilities.rank_zero").addFilter(_drop_tips)
@@ -213,10 +233,15 @@ def _make_cli(args: list[str], run: bool) -> ProjectCLI:
         args=args,
         data_links=data_links_for(args),
         run=run,
+        instantiate=instantiate,
         # One place for the optimizer: model.optimizer. LightningCLI's own --optimizer would bypass our schedule.
         auto_configure_optimizers=False,
         save_config_callback=SaveConfigToRunFolder,
-        parser_kwargs={"prog": "python -m project", "allow_abbrev": False},
+        parser_kwargs={
+            "prog": "python -m project",
+            "allow_abbrev": False,
+            **({} if instantiate else {"exit_on_error": False}),
+        },
     )
 
 

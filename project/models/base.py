@@ -204,6 +204,17 @@ class TaskModule(L.LightningModule, ABC):
         metrics.reset()
         return values
 
+    def fit_metrics(self) -> list[str]:
+        """The names a fit logs at every epoch: what a sweep may optimise and early stopping may watch.
+        (A task's `on_validation_epoch_end` may log more, known only once it has run.)"""
+        return [
+            "train/loss",
+            *self.train_metrics.keys(),
+            "val/loss",
+            *self.val_metrics.keys(),
+            f"{self.task.monitor}_best",
+        ]
+
     def predict_step(self, batch: Any, batch_idx: int) -> dict[str, torch.Tensor]:
         output, _, _ = self.outputs(batch)
         return self.task.predict(output)

@@ -1,0 +1,83 @@
+"""What a sweep checks before its first trial: every searched value parses as the fit command's, and the
+objective is a metric the model logs. Hours of trials never start on a misspelled key."""
+
+import argparse
+from dataclasses import dataclass
+from typing import Any
+
+from project.errors import ConfigError
+from project.model_flag import expand_model_flag
+from project.sweeps.runs import key_args
+from project.sweeps.spec import SweepSpec
+
+REFUSED = ("--ckpt_path", "--trainer.logger", "--trainer.enable_progress_bar")  # each run sets its own
+
+
+@dataclass(frozen=True)
+class Checked:
+    """The checked sweep: the fit command line every trial shares, and the objective resolved."""
+
+    base_args: list[str]
+    objective: str
+    mode: str  # max / min
+    logs: str  # the run's log folder root: save_dir/name, where the sweeps' folders go
+    config: Any  # the parsed base config
+
+
+def check_sweep(model: str, spec: SweepSpec, fit_args: list[str]) -> Checked:
+    from project.cli import compose, parse
+
+    for arg in fit_args:
+        flag = arg.split("=", 1)[0]
+        if flag.startswith(REFUSED):
+            raise ConfigError(f"{flag} is set by the sweep for each trial: leave it out of the command line")
+        if flag.removeprefix("--") in {p.key for p in spec.params}:
+            raise ConfigError(f"{flag} is searched by {spec.path} (params); leave it out of the command line")
+    base = ["--model", model, *key_args(spec.fixed), *fit_args]
+    try:
+        cli = parse(base)
+    except argparse.ArgumentError as err:
+        raise ConfigError(
+            f"the fit arguments do not parse ({spec.path} fixed, or the command line): {reason(err)}"
+        ) from err
+    for param in spec.params:
+        for value in param.extremes():
+            try:
+                cli.parser.parse_args(expand_model_flag([*base, *key_args({param.key: value})]))
+            except argparse.ArgumentError as err:
+                raise ConfigError(
+                    f"{spec.path}: params.{param.key} = {value!r} is refused by the fit command: {reason(err)}"
+                ) from err
+    built = compose(base)
+    task = built.model.task
+    objective = task.monitor if spec.objective == "auto" else spec.objective
+    logged = built.model.fit_metrics()
+    if objective not in logged:
+        raise ConfigError(
+            f"{spec.path}: objective {objective!r} is not a metric --model {model} logs; it logs "
+            f"{', '.join(logged)} (objective: auto is {task.monitor})"
+        )
+    if spec.direction != "auto":
+        mode = "max" if spec.direction == "maximize" else "min"
+    elif objective.removesuffix("_best") == task.monitor:
+        mode = task.mode
+    elif objective.endswith("/loss"):
+        mode = "min"
+    else:
+        raise ConfigError(f"{spec.path}: say the direction (maximize or minimize) for objective {objective!r}")
+    logger = cli.config.trainer.get("logger")
+    init = getattr(logger, "init_args", None) or {}
+    logs = f"{init.get('save_dir') or 'logs'}/{init.get('name') or model}"
+    return Checked(base, objective, mode, logs, cli.config)
+
+
+def reason(err: argparse.ArgumentError) -> str:
+    """The line of jsonargparse's nested message that says what is wrong."""
+    lines = [line.strip().removeprefix("- ") for line in str(err).splitlines()]
+    for line in lines:
+        if "not accepted" in line or line.startswith("unrecognized"):
+            return line.split(": ")[-1] if "expects" in line else line
+    for line in lines:
+        if line.startswith("Expected a") and "NoneType" not in line:
+            return line
+    return lines[-1] if lines else str(err)

@@ -1,0 +1,182 @@
+"""A study's results: a table (console and CSV), the best trial's config, Optuna's plots, and the dashboard."""
+
+import csv
+import importlib.util
+import math
+from pathlib import Path
+from typing import Any
+
+from project.sweeps.runs import key_args
+from project.sweeps.spec import SweepSpec
+
+PLOTS = {
+    "history.png": "plot_optimization_history",
+    "importances.png": "plot_param_importances",
+    "slice.png": "plot_slice",
+}
+
+
+def trial_rows(study: Any, spec: SweepSpec) -> tuple[list[str], list[list[str]]]:
+    """One row per trial: number, state, each searched value, the objective, epochs run, duration."""
+    names = short_names([p.key for p in spec.params])
+    header = ["trial", "state", *names.values(), study.user_attrs.get("objective", "objective"), "epochs", "duration_s"]
+    rows = []
+    for trial in study.get_trials(deepcopy=False):
+        duration = trial.duration.total_seconds() if trial.duration else None
+        value = trial.value if trial.value is not None else (_last(trial) if trial.state.name == "PRUNED" else None)
+        rows.append(
+            [
+                str(trial.number),
+                trial.state.name.lower(),
+                *(_cell(trial.params.get(key)) for key in names),
+                _cell(value),
+                str(trial.user_attrs.get("epochs", len(trial.intermediate_values) or "")),
+                f"{duration:.0f}" if duration is not None else "",
+            ]
+        )
+    return header, rows
+
+
+def short_names(keys: list[str]) -> dict[str, str]:
+    """The last part of each key (`lr`), or more of it where two keys would share a name."""
+    names = {key: key.rsplit(".", 1)[-1] for key in keys}
+    for key, name in names.items():
+        if list(names.values()).count(name) > 1:
+            names[key] = key
+    return names
+
+
+def markdown(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    line = lambda cells: "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"  # noqa: E731
+    return "\n".join([line(header), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *map(line, rows)])
+
+
+def write_report(study: Any, spec: SweepSpec, folder: Path, base_args: list[str], storage: str) -> dict[str, Path]:
+    """Print the table and write trials.csv, best.yaml and the plots into `folder`; returns what was written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    header, rows = trial_rows(study, spec)
+    print(f"\nStudy {study.study_name}: {len(rows)} trials\n\n{markdown(header, rows)}\n")
+    written = {"table": folder / "trials.csv"}
+    with open(written["table"], "w", newline="") as out:
+        csv.writer(out).writerows([header, *rows])
+    best = _best(study)
+    if best is not None:
+        written["best"] = folder / "best.yaml"
+        write_best_config(
+            written["best"], [*base_args, *key_args(best.params)], f"trial {best.number} of study {study.study_name}"
+        )
+        print(f"Best: trial {best.number}, {study.user_attrs.get('objective', 'objective')} {best.value:.4f}")
+        print(f"  its config:   {written['best']}")
+        print(f"  train it:     python -m project.fit --config {written['best']}")
+    written.update(write_plots(study, folder))
+    if spec.curves and (curves := write_curves(study, spec.curves, folder / "curves.png")) is not None:
+        written["curves"] = curves
+    for name, path in written.items():
+        if name not in ("table", "best"):
+            print(f"  {name + ':':<13} {path}")
+    print(f"  table:        {written['table']}")
+    if importlib.util.find_spec("optuna_dashboard") is not None:
+        print(f"  dashboard:    optuna-dashboard {storage}")
+    else:
+        print(f"  dashboard:    pip install optuna-dashboard, then optuna-dashboard {storage}")
+    return written
+
+
+def write_best_config(path: Path, args: list[str], which: str) -> None:
+    """The best trial's whole config, resolved, for `python -m project.fit --config best.yaml`."""
+    from project.cli import parse
+
+    cli = parse(args)
+    text = cli.parser.dump(cli.config, skip_none=False)
+    path.write_text(
+        f"# The best trial, {which}: its whole config, resolved.\n# python -m project.fit --config {path}\n{text}"
+    )
+
+
+def write_plots(study: Any, folder: Path) -> dict[str, Path]:
+    """Optuna's matplotlib plots of the finished trials; a plot that needs more trials is skipped, and said."""
+    import warnings
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import optuna.visualization.matplotlib as plots
+    from optuna.exceptions import ExperimentalWarning
+
+    complete = [t for t in study.get_trials(deepcopy=False) if t.state.name == "COMPLETE"]
+    written = {}
+    for name, function in PLOTS.items():
+        if name == "importances.png" and (len(complete) < 2 or len(study.best_trial.params) < 2):
+            print(f"  ({name} needs 2 complete trials and 2 searched keys)")
+            continue
+        if not complete:
+            continue
+        with warnings.catch_warnings():
+            # Optuna marks its matplotlib plots experimental; one parameter's slice has a flat axis.
+            warnings.simplefilter("ignore", ExperimentalWarning)
+            warnings.simplefilter("ignore", UserWarning)
+            axes = getattr(plots, function)(study)
+            figure = (axes.flat[0] if hasattr(axes, "flat") else axes).get_figure()
+            figure.savefig(folder / name, dpi=100, bbox_inches="tight")
+        plt.close(figure)
+        written[name.removesuffix(".png")] = folder / name
+    return written
+
+
+def write_curves(study: Any, metric: str, path: Path) -> Path | None:
+    """`metric` over training steps for every trial in one plot, from each trial's TensorBoard events."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    figure, ax = plt.subplots(figsize=(7, 4.5))
+    drawn = 0
+    for trial in study.get_trials(deepcopy=False):
+        folder = trial.user_attrs.get("folder")
+        if folder is None or not Path(folder).is_dir():
+            continue
+        events = EventAccumulator(folder, size_guidance={"scalars": 0})
+        events.Reload()
+        if metric not in events.Tags().get("scalars", []):
+            continue
+        points = events.Scalars(metric)
+        label = ", ".join(f"{k.rsplit('.', 1)[-1]}={_cell(v)}" for k, v in trial.params.items())
+        ax.plot([p.step for p in points], [p.value for p in points], label=f"{label} ({trial.state.name.lower()})")
+        drawn += 1
+    if not drawn:
+        plt.close(figure)
+        print(f"  (no trial logged {metric}: no curves)")
+        return None
+    ax.set_xlabel("step")
+    ax.set_ylabel(metric)
+    ax.set_yscale("log")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    return path
+
+
+def _best(study: Any) -> Any:
+    try:
+        return study.best_trial
+    except ValueError:
+        return None
+
+
+def _last(trial: Any) -> float | None:
+    values = trial.intermediate_values
+    return values[max(values)] if values else None
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else f"{value:.4g}"
+    return str(value)
