@@ -16,7 +16,7 @@ from project.model_flag import find_model_flag
 
 def main(args: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m project.sweep", add_help=False)
-    parser.add_argument("--sweep", required=True, help="a sweep file (configs/sweeps/)")
+    parser.add_argument("--sweep", help="a sweep file (default: configs/sweeps/NAME.yaml)")
     parser.add_argument("--n_trials", type=int, help="the study's size (default: the sweep file's n_trials)")
     parser.add_argument("--study", help="the study's name (default: the sweep file's, after the model's)")
     parser.add_argument("--storage", help="an Optuna storage URL (default: sqlite:///sweeps/STUDY.db)")
@@ -38,15 +38,13 @@ def main(args: Sequence[str] | None = None) -> int:
     from project.sweeps.spec import load_spec
     from project.sweeps.study import Sweeper, SweepSettings, open_study
 
-    spec = load_spec(ours.sweep)
+    spec = load_spec(ours.sweep or default_sweep(model))
     checked = check_sweep(model, spec, fit_args)
     name = ours.study or (spec.path.stem if spec.path.stem == model else f"{model}-{spec.path.stem}")
     storage = ours.storage or f"sqlite:///{(Path('sweeps') / f'{name}.db').resolve()}"
     if storage.startswith("sqlite:///"):
         Path(storage.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    n_trials = ours.n_trials or spec.n_trials
-    if spec.grid is not None:
-        n_trials = min(n_trials, _grid_size(spec.grid))
+    n_trials = ours.n_trials or (spec.n_trials if spec.grid is None else _grid_size(spec.grid))
     settings = SweepSettings(
         model=model,
         spec=spec,
@@ -68,6 +66,16 @@ def main(args: Sequence[str] | None = None) -> int:
         code = Sweeper(settings, study).run()
     write_report(study, spec, settings.folder, checked.base_args, storage)
     return code
+
+
+def default_sweep(model: str) -> Path:
+    from project.registry import CONFIG_DIR
+
+    path = CONFIG_DIR / "sweeps" / f"{model}.yaml"
+    if not path.is_file():
+        shipped = ", ".join(sorted(p.name for p in path.parent.glob("*.yaml")))
+        raise ConfigError(f"no sweep file for --model {model} ({path}): pass --sweep FILE (shipped: {shipped})")
+    return path
 
 
 def _grid_size(grid: dict[str, list]) -> int:

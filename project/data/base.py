@@ -2,15 +2,15 @@
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import lightning.pytorch as L
 import torch
-from torch.utils.data import DataLoader, Dataset, DistributedSampler, Sampler, SequentialSampler
+from torch.utils.data import ConcatDataset, DataLoader, Dataset, DistributedSampler, Sampler, SequentialSampler, Subset
 from torchdata.stateful_dataloader import StatefulDataLoader
 
 from project.data.sampling import EpochRandomSampler, loader_generator
-from project.errors import DataError
+from project.errors import ConfigError, DataError
 
 
 class BaseDataModule(L.LightningDataModule):
@@ -24,6 +24,8 @@ class BaseDataModule(L.LightningDataModule):
 
     num_classes: int
     collate_fn: Callable[[list[Any]], Any] | None = None
+    # Why cross-validation folds cannot be cut from this data (None: they can), e.g. one graph, a time series.
+    folds_refused: ClassVar[str | None] = None
 
     def __init__(self, batch_size: int = 64, num_workers: int = 0) -> None:
         super().__init__()
@@ -90,6 +92,19 @@ class BaseDataModule(L.LightningDataModule):
             generator=loader_generator(),
         )
 
+    def use_fold(self, folds: int, fold: int, seed: int = 0) -> None:
+        """Cross-validation, after `setup`: the training and validation samples pooled, cut into `folds` seeded
+        parts; part `fold` validates, the others train. The test split is left as it is."""
+        if self.folds_refused:
+            raise ConfigError(f"{type(self).__name__} has no cross-validation folds: {self.folds_refused}")
+        train, val = self._require(self.train_set, "train"), self._require(self.val_set, "val")
+        val_ids, train_ids = fold_split(len(train) + len(val), folds, fold, seed)
+        self.train_set, self.val_set = self.pooled(train, val, train_ids), self.pooled(train, val, val_ids)
+
+    def pooled(self, train: Dataset, val: Dataset, indices: list[int]) -> Dataset:
+        """The samples at `indices` of the training samples followed by the validation ones."""
+        return Subset(ConcatDataset([train, val]), indices)
+
     def batch_size_for(self, dataset: Dataset) -> int:
         """Samples per batch from `dataset`: data.batch_size, unless a loader takes a split whole."""
         return self.batch_size
@@ -128,6 +143,19 @@ def seeded_split(n: int, fractions: Sequence[float], seed: int) -> list[list[int
         parts.append(order[start : start + size])
         start += size
     return [*parts, order[start:]]
+
+
+def fold_split(n: int, folds: int, fold: int, seed: int) -> tuple[list[int], list[int]]:
+    """Indices 0..n-1 shuffled by `seed`, cut into `folds` parts of near-equal size: part `fold`, and the rest.
+    Over `fold` = 0..folds-1 the parts partition the indices."""
+    if not 2 <= folds <= n or not 0 <= fold < folds:
+        raise ConfigError(
+            f"cross-validation needs 2 <= folds <= {n} samples and 0 <= fold < folds; got fold {fold} of {folds}"
+        )
+    order = torch.randperm(n, generator=torch.Generator().manual_seed(seed)).tolist()
+    held = order[fold::folds]
+    kept = set(held)
+    return held, [i for i in order if i not in kept]
 
 
 def ensure_writable_dir(path: Path, field: str = "data.data_dir") -> Path:

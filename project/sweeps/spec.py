@@ -47,7 +47,7 @@ class SweepSpec:
     params: tuple[Param, ...]
     objective: str = "auto"  # the task's monitored metric (val/acc...), or a metric the model logs
     direction: str = "auto"  # maximize / minimize; auto: the task's
-    n_trials: int = 20
+    n_trials: int = 20  # with the grid sampler: the grid's size
     repeats: int = 1
     sampler: dict[str, Any] = field(default_factory=lambda: {"name": "tpe"})
     pruner: dict[str, Any] = field(default_factory=lambda: {"name": "median"})
@@ -167,12 +167,25 @@ def make_sampler(options: dict[str, Any], grid: dict[str, list[Any]] | None) -> 
     name = options["name"]
     try:
         if name == "grid":
-            return optuna.samplers.GridSampler(grid, **kwargs)
+            return _grid_sampler()(grid, **kwargs)
         if name == "random":
             return optuna.samplers.RandomSampler(**kwargs)
         return optuna.samplers.TPESampler(**kwargs)
     except TypeError as err:
         raise ConfigError(f"sampler {name}: {err}") from err
+
+
+def _grid_sampler() -> type:
+    import optuna
+
+    class GridSampler(optuna.samplers.GridSampler):
+        """Optuna's grid, without its `study.stop()` once the grid is covered: only `study.optimize` may call
+        that, and the sweep asks for no more trials than the grid has."""
+
+        def after_trial(self, *args: Any) -> None:
+            pass
+
+    return GridSampler
 
 
 def make_pruner(options: dict[str, Any]) -> Any:

@@ -229,7 +229,10 @@ class Sweeper:
 
     def _fit(self, worker: int, number: int, run: Run) -> int:
         env = {}
-        if self.settings.workers > 1 and "CUDA_VISIBLE_DEVICES" not in os.environ:
+        workers = self.settings.workers
+        if workers > 1 and "OMP_NUM_THREADS" not in os.environ:  # the cores shared out, not oversubscribed
+            env["OMP_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // workers))
+        if workers > 1 and "CUDA_VISIBLE_DEVICES" not in os.environ:
             import torch
 
             if torch.cuda.is_available():  # one device per worker

@@ -50,6 +50,8 @@ class LinkPredictionDataModule(BaseDataModule):
         batch_size: links per neighbour batch (unused by `full`).
     """
 
+    folds_refused = "the message graph is built from the training links; repeat it over seeds (data.seed) instead"
+
     def __init__(
         self,
         source: Literal["sbm", "karate", "planetoid", "csv"] = "sbm",

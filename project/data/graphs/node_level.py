@@ -38,6 +38,8 @@ class NodeClassificationDataModule(BaseDataModule):
         batch_size: seed nodes per neighbour batch (unused by `full`).
     """
 
+    folds_refused = "its splits are masks over one graph; repeat it over seeds instead"
+
     # Training and validation share the one graph and differ by mask: not a leak (see Diagnostics).
     splits_by_mask = True
 

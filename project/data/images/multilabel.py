@@ -22,6 +22,8 @@ class ShapeSetsDataModule(ShapesDataModule):
         Others: as `ShapesDataModule`.
     """
 
+    folds_refused = "its label statistics are read from the training tensors; repeat it over seeds instead"
+
     cache_name = "shape-sets"
 
     def __init__(
@@ -75,6 +77,8 @@ class ImageLabelsDataModule(ImageDataModule):
             and the test split is the validation split.
         image_size, mean, std, augment: as `ImageFolderDataModule`.
     """
+
+    folds_refused = "its label statistics are read from the training samples; repeat it over seeds instead"
 
     def __init__(
         self,

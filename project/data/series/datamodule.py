@@ -37,6 +37,10 @@ class SeriesDataModule(BaseDataModule):
             data to scale its inputs as training did).
     """
 
+    folds_refused = (
+        "folds would train on the future of the windows they validate on; the validation span follows the training one"
+    )
+
     def __init__(
         self,
         path: str | None = None,

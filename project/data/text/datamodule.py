@@ -116,6 +116,12 @@ class TextClassificationDataModule(BaseDataModule):
                 self._encode(splits[split], self._source(split)) for split in ("train", "val", "test")
             )
 
+    def pooled(self, train: Dataset, val: Dataset, indices: list[int]) -> Dataset:
+        """A fold stays a `TokenizedDataset`: bucketing reads its lengths."""
+        assert isinstance(train, TokenizedDataset) and isinstance(val, TokenizedDataset)
+        ids, labels, rows = train.ids + val.ids, train.labels + val.labels, train.rows + val.rows
+        return TokenizedDataset([ids[i] for i in indices], [labels[i] for i in indices], [rows[i] for i in indices])
+
     def _loader(self, dataset: Dataset, train: bool, batch_sampler: Sampler[list[int]] | None = None) -> DataLoader:
         if train and self.bucketing:
             batch_sampler = BucketBatchSampler(
