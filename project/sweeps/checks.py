@@ -2,6 +2,7 @@
 objective is a metric the model logs. Hours of trials never start on a misspelled key."""
 
 import argparse
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,12 +73,13 @@ def check_sweep(model: str, spec: SweepSpec, fit_args: list[str]) -> Checked:
 
 
 def reason(err: argparse.ArgumentError) -> str:
-    """The line of jsonargparse's nested message that says what is wrong."""
-    lines = [line.strip().removeprefix("- ") for line in str(err).splitlines()]
-    for line in lines:
-        if "not accepted" in line or line.startswith("unrecognized"):
-            return line.split(": ")[-1] if "expects" in line else line
-    for line in lines:
-        if line.startswith("Expected a") and "NoneType" not in line:
-            return line
-    return lines[-1] if lines else str(err)
+    """The part of jsonargparse's nested message that says what is wrong."""
+    text = str(err)
+    for pattern in (
+        r"Option '[^']+' is not accepted",
+        r"unrecognized arguments: .*",
+        r"Expected a <class '(?!NoneType)[^']+'>.*",
+    ):
+        if found := re.search(pattern, text):
+            return found.group(0)
+    return text.strip().splitlines()[-1] if text.strip() else "refused"

@@ -1,6 +1,7 @@
 """A sweep file (configs/sweeps/*.yaml), read and checked field by field, and the Optuna objects it names."""
 
 import math
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -205,9 +206,19 @@ def make_pruner(options: dict[str, Any]) -> Any:
         raise ConfigError(f"pruner {name}: {err}") from err
 
 
-def open_storage(url: str) -> Any:
-    """An Optuna storage by URL. SQLite waits up to a minute for a lock: several workers share the file."""
+def open_storage(url: str, attempts: int = 5) -> Any:
+    """An Optuna storage by URL. SQLite waits up to a minute for a lock: several workers share the file.
+
+    Workers started at once on a new database each create its tables; the server lets one win and refuses
+    the others (a duplicate key). Then the tables are there, and the next attempt opens them.
+    """
     import optuna
+    from sqlalchemy.exc import IntegrityError, OperationalError
 
     engine = {"connect_args": {"timeout": 60}} if url.startswith("sqlite") else {"pool_pre_ping": True}
+    for attempt in range(attempts - 1):
+        try:
+            return optuna.storages.RDBStorage(url, engine_kwargs=engine)
+        except (IntegrityError, OperationalError):
+            time.sleep(0.5 + attempt)
     return optuna.storages.RDBStorage(url, engine_kwargs=engine)
