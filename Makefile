@@ -34,4 +34,4 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 
 clean:
-	rm -rf $(VENV) logs data lightning_logs .pytest_cache .ruff_cache
+	rm -rf $(VENV) logs data sweeps lightning_logs .pytest_cache .ruff_cache

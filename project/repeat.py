@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from project.errors import ConfigError, reported
-from project.model_flag import find_model_flag
+from project.model_flag import config_files, find_model_flag
 
 
 def main(args: Sequence[str] | None = None) -> int:
@@ -25,8 +25,8 @@ def main(args: Sequence[str] | None = None) -> int:
     parser.add_argument("--name", help="the runs' folder under logs/NAME/repeats/ (default: seeds5, folds5...)")
     ours, fit_args = parser.parse_known_args(sys.argv[1:] if args is None else args)
     model, _, _ = find_model_flag(fit_args)
-    if model is None:
-        raise ConfigError("--model NAME is required (python -m project.repeat --model cnn --seeds 5)")
+    if model is None and not config_files(fit_args):
+        raise ConfigError("--model NAME or --config FILE is required (python -m project.repeat --model cnn --seeds 5)")
     count = ours.seeds or ours.folds
     if count < (1 if ours.seeds else 2):
         raise ConfigError(f"--{'seeds' if ours.seeds else 'folds'} must be >= {1 if ours.seeds else 2}, got {count}")
@@ -34,25 +34,21 @@ def main(args: Sequence[str] | None = None) -> int:
     from project.cli import compose, parse
     from project.sweeps.checks import REFUSED
     from project.sweeps.repeats import summary_line
-    from project.sweeps.runs import Run
+    from project.sweeps.runs import repeated_runs
 
     if refused := [a for a in fit_args if a.split("=", 1)[0].startswith(REFUSED)]:
         raise ConfigError(f"{refused[0].split('=', 1)[0]} is set by project.repeat for each run: leave it out")
     built = compose(fit_args)  # checks the whole command line (and the data) before the first run
     task, config = built.model.task, parse(fit_args).config
+    refused = getattr(built.datamodule, "folds_refused", "it is not one of the template's DataModules")
+    if ours.folds and refused:
+        raise ConfigError(f"--folds: {type(built.datamodule).__name__} has no cross-validation folds: {refused}")
     logger = getattr(config.trainer.get("logger"), "init_args", None) or {}
     label = ours.name or (f"seeds{count}" if ours.seeds else f"folds{count}")
-    folder = Path(logger.get("save_dir") or "logs") / (logger.get("name") or model) / "repeats" / label
+    folder = Path(logger.get("save_dir") or "logs") / (logger.get("name") or model or "model") / "repeats" / label
     seed = config.get("seed_everything") or 0
-    runs = []
-    for i in range(count):
-        if ours.seeds:
-            runs.append(Run(folder / f"seed_{seed + i}", [*fit_args, f"--seed_everything={seed + i}"]))
-        else:
-            fold = {"class_path": "project.callbacks.cross_validation.CrossValidation",
-                    "init_args": {"folds": count, "fold": i, "seed": ours.fold_seed}}  # fmt: skip
-            runs.append(Run(folder / f"fold_{i}", fit_args, (fold,)))
-    print(f"Repeat: {count} runs of --model {model} ({label}), {task.monitor} ({task.mode}); runs: {folder}/")
+    runs = repeated_runs(folder, fit_args, seed, ours.seeds or 0, ours.folds or 0, ours.fold_seed)
+    print(f"Repeat: {count} runs ({label}), {task.monitor} ({task.mode}); runs: {folder}/")
     rows, failed = [], 0
     for run in runs:
         if not run.finished:

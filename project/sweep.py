@@ -21,8 +21,12 @@ def main(args: Sequence[str] | None = None) -> int:
     parser.add_argument("--study", help="the study's name (default: the sweep file's, after the model's)")
     parser.add_argument("--storage", help="an Optuna storage URL (default: sqlite:///sweeps/STUDY.db)")
     parser.add_argument("--workers", type=int, default=1, help="trials at once in this process")
-    parser.add_argument("--repeats", type=int, help="seeds per trial, the objective their mean")
+    parser.add_argument("--repeats", type=int, help="runs per trial over seeds, the objective their mean")
+    parser.add_argument(
+        "--folds", type=int, help="runs per trial over cross-validation folds, the objective their mean"
+    )
     parser.add_argument("--report", action="store_true", help="only print and write the study's results")
+    parser.add_argument("--check", action="store_true", help="check the sweep file and arguments; run nothing")
     ours, fit_args = parser.parse_known_args(sys.argv[1:] if args is None else args)
     model, index, span = find_model_flag(fit_args)
     if model is None:
@@ -30,8 +34,11 @@ def main(args: Sequence[str] | None = None) -> int:
             "--model NAME is required (python -m project.sweep --model cnn --sweep configs/sweeps/cnn.yaml)"
         )
     fit_args = [*fit_args[:index], *fit_args[index + span :]]
-    if ours.workers < 1:
-        raise ConfigError(f"--workers must be >= 1, got {ours.workers}")
+    for flag, value, least in (("workers", ours.workers, 1), ("repeats", ours.repeats, 1), ("folds", ours.folds, 2)):
+        if value is not None and value < least:
+            raise ConfigError(f"--{flag} must be >= {least}, got {value}")
+    if ours.repeats and ours.folds:
+        raise ConfigError("--repeats (seeds) and --folds cannot be combined; choose one")
 
     from project.sweeps.checks import check_sweep
     from project.sweeps.report import write_report
@@ -42,8 +49,6 @@ def main(args: Sequence[str] | None = None) -> int:
     checked = check_sweep(model, spec, fit_args)
     name = ours.study or (spec.path.stem if spec.path.stem == model else f"{model}-{spec.path.stem}")
     storage = ours.storage or f"sqlite:///{(Path('sweeps') / f'{name}.db').resolve()}"
-    if storage.startswith("sqlite:///"):
-        Path(storage.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     n_trials = ours.n_trials or (spec.n_trials if spec.grid is None else _grid_size(spec.grid))
     settings = SweepSettings(
         model=model,
@@ -54,8 +59,17 @@ def main(args: Sequence[str] | None = None) -> int:
         folder=Path(checked.logs) / "sweeps" / name,
         n_trials=n_trials,
         workers=ours.workers,
-        repeats=ours.repeats or spec.repeats,
+        repeats=ours.repeats or (1 if ours.folds else spec.repeats),
+        folds=ours.folds or (0 if ours.repeats else spec.folds),
     )
+    if settings.folds and checked.folds_refused:
+        raise ConfigError(f"--folds: the data has no cross-validation folds: {checked.folds_refused}")
+    if ours.check:
+        keys = ", ".join(p.key for p in spec.params)
+        print(f"Sweep {name} checked: {n_trials} trials over {keys}; {checked.objective} ({checked.mode}); {storage}")
+        return 0
+    if storage.startswith("sqlite:///"):
+        Path(storage.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     study = open_study(settings)
     code = 0
     if not ours.report:

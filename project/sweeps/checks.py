@@ -23,6 +23,7 @@ class Checked:
     mode: str  # max / min
     logs: str  # the run's log folder root: save_dir/name, where the sweeps' folders go
     config: Any  # the parsed base config
+    folds_refused: str | None  # why the data cannot be cut into cross-validation folds, if it cannot
 
 
 def check_sweep(model: str, spec: SweepSpec, fit_args: list[str]) -> Checked:
@@ -69,7 +70,12 @@ def check_sweep(model: str, spec: SweepSpec, fit_args: list[str]) -> Checked:
     logger = cli.config.trainer.get("logger")
     init = getattr(logger, "init_args", None) or {}
     logs = f"{init.get('save_dir') or 'logs'}/{init.get('name') or model}"
-    return Checked(base, objective, mode, logs, cli.config)
+    refused = getattr(built.datamodule, "folds_refused", "it is not one of the template's DataModules")
+    if spec.folds and refused:
+        raise ConfigError(
+            f"{spec.path}: folds: {type(built.datamodule).__name__} has no cross-validation folds: {refused}"
+        )
+    return Checked(base, objective, mode, logs, cli.config, refused)
 
 
 def reason(err: argparse.ArgumentError) -> str:

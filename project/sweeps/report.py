@@ -63,12 +63,12 @@ def write_report(study: Any, spec: SweepSpec, folder: Path, base_args: list[str]
     best = _best(study)
     if best is not None:
         written["best"] = folder / "best.yaml"
-        write_best_config(
-            written["best"], [*base_args, *key_args(best.params)], f"trial {best.number} of study {study.study_name}"
-        )
+        threads = best.user_attrs.get("threads")
+        command = f"{f'OMP_NUM_THREADS={threads} ' if threads else ''}python -m project.fit --config {written['best']}"
+        write_best_config(written["best"], [*base_args, *key_args(best.params)], best.number, study.study_name, command)
         print(f"Best: trial {best.number}, {study.user_attrs.get('objective', 'objective')} {best.value:.4f}")
         print(f"  its config:   {written['best']}")
-        print(f"  train it:     python -m project.fit --config {written['best']}")
+        print(f"  train it:     {command}")
     written.update(write_plots(study, folder))
     if spec.curves and (curves := write_curves(study, spec.curves, folder / "curves.png")) is not None:
         written["curves"] = curves
@@ -83,14 +83,15 @@ def write_report(study: Any, spec: SweepSpec, folder: Path, base_args: list[str]
     return written
 
 
-def write_best_config(path: Path, args: list[str], which: str) -> None:
+def write_best_config(path: Path, args: list[str], number: int, study: str, command: str) -> None:
     """The best trial's whole config, resolved, for `python -m project.fit --config best.yaml`."""
     from project.cli import parse
 
     cli = parse(args)
     text = cli.parser.dump(cli.config, skip_none=False)
     path.write_text(
-        f"# The best trial, {which}: its whole config, resolved.\n# python -m project.fit --config {path}\n{text}"
+        f"# The best trial ({number}) of study {study}: its whole config, resolved. Trained again with the same\n"
+        f"# thread count (CPU float sums change order with it), it ends with the same objective:\n# {command}\n{text}"
     )
 
 
@@ -118,7 +119,9 @@ def write_plots(study: Any, folder: Path) -> dict[str, Path]:
             warnings.simplefilter("ignore", ExperimentalWarning)
             warnings.simplefilter("ignore", UserWarning)
             axes = getattr(plots, function)(study)
+            panels = len(axes.flat) if hasattr(axes, "flat") else 1
             figure = (axes.flat[0] if hasattr(axes, "flat") else axes).get_figure()
+            figure.set_size_inches(max(6.4, 4.2 * panels), 4.8)  # one key per panel, their names legible
             figure.savefig(folder / name, dpi=100, bbox_inches="tight")
         plt.close(figure)
         written[name.removesuffix(".png")] = folder / name
@@ -135,7 +138,9 @@ def write_curves(study: Any, metric: str, path: Path) -> Path | None:
 
     figure, ax = plt.subplots(figsize=(7, 4.5))
     drawn = 0
-    for trial in study.get_trials(deepcopy=False):
+    # In the order of their values, largest first: the legend reads down the grid of learning rates.
+    order = lambda t: [(-v, "") if isinstance(v, int | float) else (0, str(v)) for v in t.params.values()]  # noqa: E731
+    for trial in sorted(study.get_trials(deepcopy=False), key=order):
         folder = trial.user_attrs.get("folder")
         if folder is None or not Path(folder).is_dir():
             continue

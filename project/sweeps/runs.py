@@ -109,6 +109,18 @@ class Run:
         (self.folder / FINISHED).write_text(json.dumps({"epochs": len(self.epochs), "time": time.time()}))
 
 
+def repeated_runs(
+    folder: Path, args: list[str], seed: int, seeds: int = 0, folds: int = 0, fold_seed: int = 0
+) -> list[Run]:
+    """`seeds` runs with seed_everything = seed, seed+1, ... (`seed_S/`), or one run per cross-validation fold
+    (`fold_K/`, `project/callbacks/cross_validation.py`), in sub-folders of `folder`."""
+    if folds:
+        fold = lambda k: {"class_path": "project.callbacks.cross_validation.CrossValidation",  # noqa: E731
+                          "init_args": {"folds": folds, "fold": k, "seed": fold_seed}}  # fmt: skip
+        return [Run(folder / f"fold_{k}", args, (fold(k),)) for k in range(folds)]
+    return [Run(folder / f"seed_{seed + i}", [*args, f"--seed_everything={seed + i}"]) for i in range(seeds)]
+
+
 def wait(process: subprocess.Popen, every: float, tick: Callable[[], None]) -> int:
     """Wait for `process`, calling `tick` every `every` seconds meanwhile (a heartbeat)."""
     while True:

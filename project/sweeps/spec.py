@@ -49,7 +49,8 @@ class SweepSpec:
     objective: str = "auto"  # the task's monitored metric (val/acc...), or a metric the model logs
     direction: str = "auto"  # maximize / minimize; auto: the task's
     n_trials: int = 20  # with the grid sampler: the grid's size
-    repeats: int = 1
+    repeats: int = 1  # runs per trial over consecutive seeds, the objective their mean
+    folds: int = 0  # or one run per cross-validation fold, the objective their mean
     sampler: dict[str, Any] = field(default_factory=lambda: {"name": "tpe"})
     pruner: dict[str, Any] = field(default_factory=lambda: {"name": "median"})
     fixed: dict[str, Any] = field(default_factory=dict)  # fit keys every trial sets
@@ -69,6 +70,7 @@ class SweepSpec:
             "objective": self.objective,
             "direction": self.direction,
             "repeats": self.repeats,
+            "folds": self.folds,
             "fixed": self.fixed,
         }
 
@@ -82,7 +84,7 @@ def load_spec(path: str | Path) -> SweepSpec:
     where = f"sweep file {path}"
     if not isinstance(raw, dict):
         raise ConfigError(f"{where}: expected a mapping of fields, got {type(raw).__name__}")
-    known = {"objective", "direction", "n_trials", "repeats", "sampler", "pruner", "params", "fixed", "curves"}
+    known = {"objective", "direction", "n_trials", "repeats", "folds", "sampler", "pruner", "params", "fixed", "curves"}
     if unknown := sorted(set(raw) - known):
         raise ConfigError(f"{where}: unknown field {unknown[0]!r} (fields: {', '.join(sorted(known))})")
     params_raw = raw.get("params")
@@ -108,6 +110,7 @@ def load_spec(path: str | Path) -> SweepSpec:
         direction=direction,
         n_trials=_positive(where, "n_trials", raw.get("n_trials", 20)),
         repeats=_positive(where, "repeats", raw.get("repeats", 1)),
+        folds=_folds(where, raw.get("folds", 0), raw.get("repeats", 1)),
         sampler=sampler,
         pruner=pruner,
         fixed=fixed,
@@ -158,6 +161,16 @@ def _named(where: str, field_name: str, value: Any, names: tuple[str, ...]) -> d
 def _positive(where: str, field_name: str, value: Any) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise ConfigError(f"{where}: {field_name} must be a whole number >= 1, got {value!r}")
+    return value
+
+
+def _folds(where: str, value: Any, repeats: Any) -> int:
+    if value in (0, None):
+        return 0
+    if not isinstance(value, int) or isinstance(value, bool) or value < 2:
+        raise ConfigError(f"{where}: folds must be a whole number >= 2, got {value!r}")
+    if repeats != 1:
+        raise ConfigError(f"{where}: repeats (seeds) and folds cannot be combined; choose one")
     return value
 
 

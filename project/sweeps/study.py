@@ -17,7 +17,7 @@ from typing import Any
 
 from project.errors import ConfigError
 from project.sweeps.checks import Checked
-from project.sweeps.runs import Run, key_args, mean_std
+from project.sweeps.runs import Run, key_args, mean_std, repeated_runs
 from project.sweeps.spec import SweepSpec, make_pruner, make_sampler, open_storage
 
 log = logging.getLogger(__name__)
@@ -36,8 +36,14 @@ class SweepSettings:
     folder: Path  # logs/NAME/sweeps/STUDY: the trials' folders and the results
     n_trials: int
     workers: int = 1
-    repeats: int = 1
+    repeats: int = 1  # runs per trial: seeds
+    folds: int = 0  # or cross-validation folds
     grace_s: float = 60.0  # a running trial whose worker has not stamped it for this long is taken over
+
+    @property
+    def single(self) -> bool:
+        """One run per trial: the only case pruning applies to (several runs cannot report one epoch twice)."""
+        return self.repeats == 1 and not self.folds
 
 
 def open_study(settings: SweepSettings) -> Any:
@@ -49,12 +55,12 @@ def open_study(settings: SweepSettings) -> Any:
         study_name=settings.study,
         storage=open_storage(settings.storage),
         sampler=make_sampler(spec.sampler, spec.grid),
-        pruner=make_pruner(spec.pruner if settings.repeats == 1 else {"name": "none"}),
+        pruner=make_pruner(spec.pruner if settings.single else {"name": "none"}),
         direction="maximize" if settings.checked.mode == "max" else "minimize",
         load_if_exists=True,
     )
     record = {"model": settings.model, "sweep": spec.as_record(), "args": settings.checked.base_args}
-    record["repeats"] = settings.repeats
+    record.update(repeats=settings.repeats, folds=settings.folds)
     saved = study.user_attrs.get("setup")
     if saved is None:
         study.set_user_attr("setup", record)
@@ -174,13 +180,10 @@ class Sweeper:
                 "pruner": self.settings.spec.pruner,
             },
         }
-        if self.settings.repeats == 1:
+        if self.settings.single:
             return [Run(folder, args, (pruning,))]
         seed = self.settings.checked.config.get("seed_everything") or 0
-        return [
-            Run(folder / f"seed_{seed + r}", [*args, f"--seed_everything={seed + r}"])
-            for r in range(self.settings.repeats)
-        ]
+        return repeated_runs(folder, args, seed, self.settings.repeats, self.settings.folds)
 
     def _run_trial(self, worker: int, number: int, params: dict[str, Any], resumed: bool) -> None:
         from optuna.trial import TrialState
@@ -214,7 +217,7 @@ class Sweeper:
             values.append(best[0])
         epochs = max(len(run.epochs) for run in self._runs(number, params))
         attrs = {"epochs": epochs, "folder": str(self.settings.folder / f"trial_{number}")}
-        if self.settings.repeats > 1:
+        if not self.settings.single:
             mean, std = mean_std(values)
             attrs.update({"values": values, "std": std})
             values = [mean]
@@ -240,6 +243,9 @@ class Sweeper:
         process = run.start(env)
         self.processes[worker] = process
         self._stamp(number, fit_pid=process.pid)
+        if threads := env.get("OMP_NUM_THREADS", os.environ.get("OMP_NUM_THREADS")):
+            # What best.yaml needs to reproduce the trial exactly: another thread count sums in another order.
+            self.storage.set_trial_user_attr(self._trial_id(number), "threads", threads)
         try:
             while True:
                 try:

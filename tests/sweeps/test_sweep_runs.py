@@ -58,8 +58,11 @@ def test_a_sweep_ends_with_a_table_a_best_config_that_reproduces_it_and_plots(tm
         assert (run_folder / "config.yaml").is_file() and (run_folder / "checkpoints" / "last.ckpt").is_file()
         assert list(run_folder.glob("events.out.tfevents.*"))
     best = study("s", storage_of(tmp_path, "s")).best_trial
-    refit = run("project.fit", "--config", str(folder / "best.yaml"), *TINY, cwd=tmp_path)
-    assert f"best val/acc: {best.value:.4f}" in refit, refit
+    # The command the report prints: with the trial's thread count (two workers share the cores).
+    threads = re.search(r"train it: +OMP_NUM_THREADS=(\d+) python -m project.fit --config (\S+)", out)
+    assert threads and threads[2] == f"logs/{MODEL}/sweeps/s/best.yaml", out
+    refit = python_m("project.fit", "--config", threads[2], *TINY, cwd=tmp_path, env={"OMP_NUM_THREADS": threads[1]})
+    assert f"best val/acc: {best.value:.4f}" in refit.stdout, refit.stderr[-3000:]
 
 
 def test_a_killed_sweep_rerun_resumes_its_trial_from_last_ckpt_to_the_same_value(tmp_path):
@@ -140,3 +143,13 @@ def test_repeat_over_seeds_prints_mean_std_and_interval(tmp_path):
     assert re.search(rf"best val/acc +{mean:.4f} ± .*95 % CI", out), out
     again = python_m("project.repeat", "--model", MODEL, "--seeds", "2", "--trainer.max_epochs=1", *FIT, cwd=tmp_path)
     assert "training" not in again.stdout  # finished runs are not run again
+
+
+def test_a_sweep_over_folds_optimises_the_mean_of_its_folds(tmp_path):
+    path = sweep_file(tmp_path, {LR: {"type": "categorical", "choices": [0.003]}}, sampler="grid",
+                      fixed={"trainer.max_epochs": 1}, pruner="none")  # fmt: skip
+    run("project.sweep", "--model", MODEL, "--sweep", path, "--study", "f", "--folds", "2", *FIT, cwd=tmp_path)
+    (trial,) = study("f", storage_of(tmp_path, "f")).trials
+    folder = tmp_path / "logs" / MODEL / "sweeps" / "f" / "trial_0"
+    folds = [yaml.safe_load((folder / f"fold_{k}" / "epochs.json").read_text())["0"]["val/acc"] for k in (0, 1)]
+    assert trial.user_attrs["values"] == folds and trial.value == pytest.approx(sum(folds) / 2, abs=1e-12)

@@ -84,9 +84,11 @@ class ShapesDataModule(ImageDataModule):
             return
         ensure_writable_dir(self.data_dir)
         images, labels = self.generate()
-        tmp = self.cache_path.with_suffix(".tmp")
+        # This process's own temporary name, then an atomic rename: a crash mid-write leaves no half cache, and
+        # runs that generate the same cache at once (a sweep's workers) each replace it whole.
+        tmp = self.cache_path.with_suffix(f".{os.getpid()}.tmp")
         torch.save({"images": images, "labels": labels}, tmp)
-        os.replace(tmp, self.cache_path)  # atomic: a crash mid-write leaves no half cache behind
+        os.replace(tmp, self.cache_path)
 
     def setup(self, stage: str | None = None) -> None:
         if self.train_set is not None:
