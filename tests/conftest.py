@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from project.registry import MODELS, families
+from tests.postgres import postgres_server  # noqa: F401 (a fixture: a PostgreSQL server of the test's own)
 
 ROOT = Path(__file__).resolve().parents[1]
 
