@@ -70,7 +70,7 @@ def main(args: Sequence[str] | None = None) -> int:
         return 0
     if storage.startswith("sqlite:///"):
         Path(storage.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    study = open_study(settings)
+    study = open_study(settings, create=not ours.report)
     code = 0
     if not ours.report:
         print(

@@ -81,3 +81,9 @@ def test_every_shipped_sweep_file_checks_against_its_model(tmp_path):
         assert result.objective == "val/acc" and result.mode == "max"
         checked.append(path.stem)
     assert set(FAMILIES) | {"lr_grid"} <= set(checked)  # a sweep file for each family, and the LR grid
+
+
+def test_a_report_of_a_study_that_was_never_run_says_so(tmp_path):
+    path = write(tmp_path, f"params:\n  {LR}: {{type: float, low: 1.0e-4, high: 0.1}}\n")
+    with pytest.raises(ConfigError, match="no study 'nothing' in sqlite:///.*run the sweep first"):
+        sweep(["--model", MODEL, "--sweep", str(path), "--study", "nothing", "--report", *SMALL[MODEL]])

@@ -2,7 +2,6 @@
 process, and tells the study how it ended. The study lives in its storage, so any number of workers, in this
 process, in others, on other machines, share it, and a killed sweep continues where it stopped."""
 
-import logging
 import os
 import signal
 import socket
@@ -19,8 +18,6 @@ from project.errors import ConfigError
 from project.sweeps.checks import Checked
 from project.sweeps.runs import Run, key_args, mean_std, repeated_runs
 from project.sweeps.spec import SweepSpec, make_pruner, make_sampler, open_storage
-
-log = logging.getLogger(__name__)
 
 HEARTBEAT_S = 10.0  # how often a worker stamps its running trial
 STOPPED_CODES = (130, 143)  # the run saved last.ckpt and stopped on a signal: resumable, not failed
@@ -46,11 +43,13 @@ class SweepSettings:
         return self.repeats == 1 and not self.folds
 
 
-def open_study(settings: SweepSettings) -> Any:
+def open_study(settings: SweepSettings, create: bool = True) -> Any:
     """Create the study, or load it; refuse to continue one that another sweep file or command started."""
     import optuna
 
     spec = settings.spec
+    if not create and settings.study not in optuna.get_all_study_names(open_storage(settings.storage)):
+        raise ConfigError(f"no study {settings.study!r} in {settings.storage}: run the sweep first, or pass --study")
     study = optuna.create_study(
         study_name=settings.study,
         storage=open_storage(settings.storage),
