@@ -45,6 +45,12 @@ class ProjectCLI(CheckpointCheckingCLI):
     def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
         # Its own config section (`early_stopping:`), so that a family's config sets its patience alone.
         parser.add_lightning_class_args(EarlyStop, "early_stopping")
+        parser.add_argument(
+            "--test_after_fit",
+            type=bool,
+            default=True,
+            help="fit: end by testing the best checkpoint on the test split, where the data has one of its own",
+        )
         for source, targets in self.data_links.items():
             for target in targets:
                 parser.link_arguments(f"data.{source}", f"model.init_args.{target}", apply_on="instantiate")
@@ -94,9 +100,22 @@ class ProjectCLI(CheckpointCheckingCLI):
             super().instantiate_classes()
 
     def after_fit(self) -> None:
-        summary = fit_summary(self.trainer)  # on every rank: trainer.log_dir is a collective under DDP
+        tested = self._test_best() if self.config.get(self.subcommand, {}).get("test_after_fit") else None
+        summary = fit_summary(self.trainer, tested)  # on every rank: trainer.log_dir is a collective under DDP
         if self.trainer.is_global_zero:
             print(summary)
+
+
+    def _test_best(self) -> dict[str, float] | None:
+        """The test split's metrics at the best checkpoint (at the last weights without one), on every rank as
+        `Trainer.test` runs under DDP; None where the data has no test split of its own, or nothing was fitted."""
+        trainer, datamodule = self.trainer, self.datamodule
+        if trainer.fast_dev_run or trainer.interrupted or not getattr(datamodule, "has_test_split", False):
+            return None
+        ckpt = trainer.checkpoint_callback
+        best = ckpt.best_model_path if ckpt is not None and ckpt.best_model_path else None
+        results = trainer.test(self.model, datamodule=datamodule, ckpt_path=best, verbose=False)
+        return {k: float(v) for k, v in (results[0] if results else {}).items()}
 
 
 class SaveConfigToRunFolder(SaveConfigCallback):
@@ -115,15 +134,18 @@ class SaveConfigToRunFolder(SaveConfigCallback):
         super().setup(trainer, pl_module, stage)
 
 
-def fit_summary(trainer: Trainer) -> str:
-    """Where a fit went: best metric, checkpoints, logs, and how to look at them."""
+def fit_summary(trainer: Trainer, tested: dict[str, float] | None = None) -> str:
+    """Where a fit went: best metric, the test split's at the best checkpoint, checkpoints, logs, how to look."""
     if trainer.fast_dev_run:
         return "\nfast_dev_run finished: the code path works. Nothing was logged or saved."
     lines = ["", "Fit finished."]
     ckpt = trainer.checkpoint_callback
+    if ckpt is not None and ckpt.best_model_score is not None:
+        lines.append(f"  best {ckpt.monitor}: {ckpt.best_model_score.item():.4f}")
+    if tested:
+        shown = ", ".join(f"{name} {value:.4f}" for name, value in tested.items() if not name.endswith("/loss"))
+        lines.append(f"  test, at the best checkpoint: {shown}")
     if ckpt is not None:
-        if ckpt.best_model_score is not None:
-            lines.append(f"  best {ckpt.monitor}: {ckpt.best_model_score.item():.4f}")
         lines.append(f"  best checkpoint: {ckpt.best_model_path or '(none)'}")
         lines.append(f"  last checkpoint: {ckpt.last_model_path or '(none)'}")
     if stopped := stop_summary(trainer):

@@ -23,6 +23,7 @@ TINY = (
     "--trainer.enable_progress_bar=false",
     "--trainer.enable_model_summary=false",
     "--trainer.num_sanity_val_steps=0",
+    "--test_after_fit=false",  # tests/test_cli.py tests it; elsewhere it would only add a test epoch to each run
 )
 
 # Each family's default task, shrunk to seconds of training.

@@ -128,3 +128,26 @@ def test_a_run_without_an_epoch_limit_does_not_claim_it_ran_all_epochs():
     cli.trainer.fit(cli.model, datamodule=cli.datamodule)
     summary = fit_summary(cli.trainer)
     assert "best checkpoint" in summary and "ran all" not in summary and "stopped early" not in summary
+
+
+def test_a_fit_ends_by_testing_its_best_checkpoint_as_the_test_command_would(tmp_path, capsys):
+    import re
+
+    family = FAMILIES[0]
+    shown = [a for a in TINY if not a.startswith("--test_after_fit")]  # as a user runs it: testing on
+    main(["--model", family, *shown, *SMALL[family], "--trainer.max_epochs=2"], subcommand="fit")
+    summary = capsys.readouterr().out
+    found = re.search(r"test, at the best checkpoint: test/acc (\d\.\d{4}).*\n  best checkpoint: (\S+)", summary)
+    assert found, summary
+    main(["test", "--model", family, *shown, *SMALL[family], "--ckpt_path", found[2]])
+    alone = re.search(r"test/acc\W+([\d.]+)", capsys.readouterr().out)
+    assert alone and f"{float(alone[1]):.4f}" == found[1]  # the same number, tested alone
+    main(["--model", family, *TINY, *SMALL[family], "--trainer.max_epochs=1"], subcommand="fit")
+    assert "test, at the best checkpoint" not in capsys.readouterr().out  # --test_after_fit false
+
+
+def test_the_validation_split_again_is_not_reported_as_a_test():
+    from project.data.images import ImageFolderDataModule
+
+    assert not ImageFolderDataModule.has_test_split.fget(type("Folder", (), {"roots": ("a", None, None)})())
+    assert ImageFolderDataModule.has_test_split.fget(type("Folder", (), {"roots": ("a", None, "test")})())

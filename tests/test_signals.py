@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from project.callbacks.run_status import read_status
 from project.checkpoint_io import read_checkpoint
 from tests.conftest import FAMILIES
 from tests.processes import ENV, PRESETS, differing, fit, fit_command, last_checkpoint, signal_at
@@ -62,7 +63,10 @@ def test_sigterm_from_outside_saves_and_exits_143(tmp_path, ddp):
     saved = last_checkpoint(tmp_path, FAMILY)["global_step"]
     assert f"SIGTERM: saved logs/{FAMILY}/version_0/checkpoints/last.ckpt at step {saved}" in stderr
     assert not list(tmp_path.rglob(".writing-*"))  # no half-written file left behind
+    status = read_status(tmp_path / "logs" / FAMILY / "version_0")  # what `project.runs` shows
+    assert status["status"] == "stopped by a signal" and status["attempts"] == 1
     resumes(tmp_path, saved, *extra)
+    assert read_status(tmp_path / "logs" / FAMILY / "version_0")["attempts"] == 2  # one run, resumed
 
 
 @pytest.mark.slow

@@ -66,6 +66,8 @@ def test_a_searched_key_given_on_the_command_line_too_is_refused(tmp_path):
     path = write(tmp_path, f"params:\n  {LR}: {{type: float, low: 1.0e-4, high: 0.1}}\n")
     with pytest.raises(ConfigError, match=f"--{LR} is searched by"):
         sweep(["--model", MODEL, "--sweep", str(path), f"--{LR}=0.1"])
+    with pytest.raises(ConfigError, match="--model.optimizer.lr is searched by"):  # the same key, shorter
+        sweep(["--model", MODEL, "--sweep", str(path), "--model.optimizer.lr=0.1"])
 
 
 def test_every_shipped_sweep_file_checks_against_its_model(tmp_path):

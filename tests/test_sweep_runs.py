@@ -13,6 +13,9 @@ import optuna
 import pytest
 import yaml
 
+from project.registry import CONFIG_DIR
+from project.sweeps.checks import canonical
+from project.sweeps.spec import load_spec
 from tests.conftest import FAMILIES, ROOT, SMALL, TINY, python_m, run
 from tests.processes import ENV
 
@@ -36,31 +39,29 @@ def storage_of(tmp_path, name: str) -> str:
     return f"sqlite:///{tmp_path / 'sweeps' / f'{name}.db'}"
 
 
-def test_a_sweep_ends_with_a_table_a_best_config_that_reproduces_it_and_plots(tmp_path):
-    path = sweep_file(
-        tmp_path,
-        {LR: {"type": "float", "low": 1e-3, "high": 3e-2, "log": True},
-         "model.optimizer.init_args.weight_decay": {"type": "float", "low": 1e-6, "high": 1e-2, "log": True}},
-        fixed={"trainer.max_epochs": 2}, pruner="none", sampler={"name": "random", "seed": 0},
-    )  # fmt: skip
-    out = run("project.sweep", "--model", MODEL, "--sweep", path, "--study", "s", "--n_trials", "3",
-              "--workers", "2", *FIT, cwd=tmp_path)  # fmt: skip
-    assert re.search(r"3 of 3 trials done", out), out
-    folder = tmp_path / "logs" / MODEL / "sweeps" / "s"
+@pytest.mark.parametrize("model", FAMILIES)
+def test_each_shipped_sweep_ends_with_a_table_plots_and_a_best_config_that_reproduces_it(tmp_path, model):
+    spec = load_spec(CONFIG_DIR / "sweeps" / f"{model}.yaml")  # the family's own sweep file, on a reduced budget
+    searched = {canonical(p.key) for p in spec.params}
+    small = [a for a in SMALL[model] if canonical(a.split("=", 1)[0].removeprefix("--")) not in searched]
+    out = run("project.sweep", "--model", model, "--n_trials", "2", "--workers", "2", "--trainer.max_epochs=2",
+              *TINY, *small, "--trainer.deterministic=true", cwd=tmp_path)  # fmt: skip
+    assert re.search(r"2 of 2 trials done", out), out
+    folder = tmp_path / "logs" / model / "sweeps" / model
     with open(folder / "trials.csv") as f:
         rows = list(csv.DictReader(f))
-    assert [r["state"] for r in rows] == ["complete"] * 3 and {r["trial"] for r in rows} == {"0", "1", "2"}
-    assert all(int(r["epochs"]) == 2 for r in rows)
+    assert [r["state"] for r in rows] == ["complete"] * 2 and {r["trial"] for r in rows} == {"0", "1"}
+    assert all(1 <= int(r["epochs"]) <= 2 for r in rows)
     for name in ("history.png", "importances.png", "slice.png", "best.yaml"):
         assert (folder / name).stat().st_size > 0, name
-    for trial in range(3):  # each trial an ordinary run folder: its config, checkpoints and events
+    for trial in range(2):  # each trial an ordinary run folder: its config, checkpoints and events
         run_folder = folder / f"trial_{trial}"
         assert (run_folder / "config.yaml").is_file() and (run_folder / "checkpoints" / "last.ckpt").is_file()
         assert list(run_folder.glob("events.out.tfevents.*"))
-    best = study("s", storage_of(tmp_path, "s")).best_trial
+    best = study(model, storage_of(tmp_path, model)).best_trial
     # The command the report prints: with the trial's thread count (two workers share the cores).
     threads = re.search(r"train it: +OMP_NUM_THREADS=(\d+) python -m project.fit --config (\S+)", out)
-    assert threads and threads[2] == f"logs/{MODEL}/sweeps/s/best.yaml", out
+    assert threads and threads[2] == f"logs/{model}/sweeps/{model}/best.yaml", out
     refit = python_m("project.fit", "--config", threads[2], *TINY, cwd=tmp_path, env={"OMP_NUM_THREADS": threads[1]})
     assert f"best val/acc: {best.value:.4f}" in refit.stdout, refit.stderr[-3000:]
 

@@ -44,6 +44,12 @@ class BaseDataModule(L.LightningDataModule):
         return self.num_classes
 
     @property
+    def has_test_split(self) -> bool:
+        """Whether the test split is data of its own, not the validation split again: what `project.fit`
+        tests the best checkpoint on when the fit ends."""
+        return True
+
+    @property
     def output_names(self) -> list[str] | None:
         """A name per output (class, label, target) for predictions and pictures; None: numbered."""
         return getattr(self, "class_names", None)

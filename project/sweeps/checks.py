@@ -29,11 +29,12 @@ class Checked:
 def check_sweep(model: str, spec: SweepSpec, fit_args: list[str]) -> Checked:
     from project.cli import compose, parse
 
+    searched = {canonical(p.key) for p in spec.params}
     for arg in fit_args:
         flag = arg.split("=", 1)[0]
         if flag.startswith(REFUSED):
             raise ConfigError(f"{flag} is set by the sweep for each trial: leave it out of the command line")
-        if flag.removeprefix("--") in {p.key for p in spec.params}:
+        if canonical(flag.removeprefix("--")) in searched:
             raise ConfigError(f"{flag} is searched by {spec.path} (params); leave it out of the command line")
     base = ["--model", model, *key_args(spec.fixed), *fit_args]
     try:
@@ -76,6 +77,12 @@ def check_sweep(model: str, spec: SweepSpec, fit_args: list[str]) -> Checked:
             f"{spec.path}: folds: {type(built.datamodule).__name__} has no cross-validation folds: {refused}"
         )
     return Checked(base, objective, mode, logs, cli.config, refused)
+
+
+def canonical(key: str) -> str:
+    """A fit key without its `init_args` parts: `model.net.hidden_size` and `model.net.init_args.hidden_size`
+    are the same key to the parser."""
+    return ".".join(part for part in key.split(".") if part != "init_args")
 
 
 def reason(err: argparse.ArgumentError) -> str:

@@ -67,6 +67,7 @@ class Run:
             "init_args": {"path": str(self.folder / "epochs.json")},
         }
         config = {
+            "test_after_fit": False,  # the test split is for the end of a study, not for choosing within it
             "trainer": {
                 "enable_progress_bar": False,  # the run's output goes to output.log
                 "logger": {

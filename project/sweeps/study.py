@@ -14,6 +14,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from project.callbacks.run_status import alive
 from project.errors import ConfigError
 from project.sweeps.checks import Checked
 from project.sweeps.runs import Run, key_args, mean_std, repeated_runs
@@ -148,7 +149,7 @@ class Sweeper:
             owner = trial.user_attrs.get("worker") or {}
             if owner.get("host") == self.host and owner.get("pid") == os.getpid():
                 continue  # one of ours, running
-            same_host_dead = owner.get("host") == self.host and not _alive(owner.get("pid"))
+            same_host_dead = owner.get("host") == self.host and not alive(owner.get("pid"))
             stamped = owner.get("heartbeat", trial.datetime_start.timestamp() if trial.datetime_start else 0)
             if not (same_host_dead or time.time() - stamped > self.settings.grace_s):
                 continue
@@ -291,19 +292,7 @@ class Sweeper:
         print(f"[sweep {self.settings.study}] {line}", flush=True)
 
 
-def _alive(pid: Any) -> bool:
-    if not isinstance(pid, int):
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _wait_gone(pid: int, timeout: float) -> None:
     deadline = time.time() + timeout
-    while _alive(pid) and time.time() < deadline:
+    while alive(pid) and time.time() < deadline:
         time.sleep(0.5)

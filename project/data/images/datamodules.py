@@ -135,6 +135,10 @@ class ImageFolderDataModule(ImageDataModule):
         self.class_names, self._samples = scan_image_folder(root)
         self.num_classes = len(self.class_names)
 
+    @property
+    def has_test_split(self) -> bool:
+        return self.roots[2] is not None  # without test_root, the test split is the validation split
+
     def setup(self, stage: str | None = None) -> None:
         if self.train_set is not None:
             return

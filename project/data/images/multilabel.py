@@ -133,6 +133,10 @@ class ImageLabelsDataModule(ImageDataModule):
             samples.append((path, target))
         return samples
 
+    @property
+    def has_test_split(self) -> bool:
+        return self.csvs[1] is not None  # without test_csv, the test split is the validation split
+
     def setup(self, stage: str | None = None) -> None:
         if self.train_set is not None:
             return
