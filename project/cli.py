@@ -105,7 +105,6 @@ class ProjectCLI(CheckpointCheckingCLI):
         if self.trainer.is_global_zero:
             print(summary)
 
-
     def _test_best(self) -> dict[str, float] | None:
         """The test split's metrics at the best checkpoint (at the last weights without one), on every rank as
         `Trainer.test` runs under DDP; None where the data has no test split of its own, or nothing was fitted."""

@@ -78,7 +78,7 @@ class Run:
                     }
                 },
                 "callbacks+": [record, *self.callbacks],
-            }
+            },
         }
         run_config = self.folder / "run.yaml"
         run_config.write_text(
