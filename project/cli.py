@@ -18,6 +18,7 @@ from project.checkpoint_io import CheckpointError, check_complete, find_last, ne
 from project.compat import CheckpointCheckingCLI
 from project.model_flag import data_links_for, expand_model_flag
 from project.registry import describe_models
+from project.run_loggers import first_logger, pin_run_dir, stack_loggers
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,12 @@ class ProjectCLI(CheckpointCheckingCLI):
         # Its own config section (`early_stopping:`), so that a family's config sets its patience alone.
         parser.add_lightning_class_args(EarlyStop, "early_stopping")
         parser.add_argument(
+            "--run_dir",
+            type=str | None,
+            default=None,
+            help="the run's folder (save_dir/name/version of the first logger; stacked loggers follow it)",
+        )
+        parser.add_argument(
             "--test_after_fit",
             type=bool,
             default=True,
@@ -64,6 +71,8 @@ class ProjectCLI(CheckpointCheckingCLI):
         """
         subcommand = self.config.get("subcommand")
         config = self.config.get(subcommand) if subcommand else None
+        if config and config.get("run_dir") and config.get("trainer"):
+            pin_run_dir(config.trainer, Path(config.run_dir))
         if config and config.get("ckpt_path") == "last":
             config.ckpt_path = resolve_last(config)
         ckpt_path = config.get("ckpt_path") if config else None
@@ -89,6 +98,7 @@ class ProjectCLI(CheckpointCheckingCLI):
         config = self.config.get(self.subcommand) if self.subcommand else self.config  # run=False: no subcommand
         if config and config.get("trainer"):
             use_tqdm_progress_bar(config.trainer)
+            stack_loggers(config.trainer)
         if self.checkpoint is None or not config.get("data"):
             return
         state = self.checkpoint.get(config.data.class_path.rsplit(".", 1)[-1], {})
@@ -176,7 +186,7 @@ def resolve_last(config: Any) -> str | None:
     that was cut short for the newest complete checkpoint beside it. Nothing there: a fresh start, so the
     same command serves the first launch and every requeue.
     """
-    logger = config.trainer.get("logger")
+    logger = first_logger(config.trainer.get("logger"))  # the one that names the run folder
     init_args = getattr(logger, "init_args", None) if logger else None
     if init_args is None or not init_args.get("save_dir"):
         return "last"  # no run folders: Lightning's own resolution in default_root_dir
@@ -246,6 +256,8 @@ def _make_cli(args: list[str], run: bool, instantiate: bool = True) -> ProjectCL
     logging.getLogger("lightning.pytorch.utilities.rank_zero").addFilter(_drop_tips)
     # We pass `args` on purpose (after expanding --model); Lightning warns whenever sys.argv is also set.
     warnings.filterwarnings("ignore", message="LightningCLI's args parameter is intended")
+    # A stacked CSV logger writes into the run folder the first logger made; it deletes nothing there.
+    warnings.filterwarnings("ignore", message="Experiment logs directory .* exists and is not empty")
     return ProjectCLI(
         LightningModule,
         LightningDataModule,

@@ -21,6 +21,7 @@ PRIVATE_NAMES = (
     "_FitLoop._combined_loader_states_to_load",
     "_FitLoop._load_combined_loader_states",
     "_FitLoop._data_fetcher",
+    "_ExperimentWriter.metrics_keys",
 )
 
 
@@ -102,3 +103,14 @@ def logs_this_step(trainer: L.Trainer) -> bool:
     if trainer.fast_dev_run:
         return True
     return every > 0 and ((trainer.global_step + 1) % every == 0 or trainer.should_stop)
+
+
+def continue_csv_columns(writer: Any, columns: list[str]) -> None:
+    """Make a CSVLogger's writer (`logger.experiment`) that writes into an existing `metrics.csv` keep its columns.
+
+    Lightning's CSV writer (2.6) starts each process with no columns known: resumed, its first write
+    rewrites the file's header with only the metrics it has seen (a row of the others then fails), or
+    appends rows in a column order the header does not have. Its column list, `metrics_keys` on the private
+    `_ExperimentWriter`, is the only way to tell it the file's.
+    """
+    writer.metrics_keys = sorted(set(writer.metrics_keys) | set(columns))

@@ -8,8 +8,10 @@ from pathlib import Path
 import lightning.pytorch as L
 import pytest
 import torch
+from lightning.fabric.loggers.csv_logs import _ExperimentWriter
 from lightning.pytorch.callbacks import ModelCheckpoint
 from lightning.pytorch.cli import LightningCLI
+from lightning.pytorch.loggers import CSVLogger
 from lightning.pytorch.loops import _FitLoop
 
 from project import compat
@@ -20,12 +22,15 @@ PACKAGE = Path(compat.__file__).resolve().parent
 
 
 @pytest.mark.parametrize("dotted", compat.PRIVATE_NAMES)
-def test_every_private_name_the_compat_module_uses_still_exists(dotted):
+def test_every_private_name_the_compat_module_uses_still_exists(dotted, tmp_path):
     owner, _, name = dotted.rpartition(".")
-    found = {"LightningCLI": LightningCLI, "_FitLoop": _FitLoop, "ModelCheckpoint": ModelCheckpoint}.get(owner)
+    classes = {"LightningCLI": LightningCLI, "_FitLoop": _FitLoop, "ModelCheckpoint": ModelCheckpoint}
+    found = {**classes, "_ExperimentWriter": _ExperimentWriter}.get(owner)
     if found is None:
         found = importlib.import_module(owner)
-    if isinstance(found, type) and not hasattr(found, name):  # instance attributes: look in __init__
+    if found is _ExperimentWriter:  # instance attributes: look at an instance
+        found = CSVLogger(str(tmp_path)).experiment
+    elif isinstance(found, type) and not hasattr(found, name):
         trainer = L.Trainer(logger=False, enable_checkpointing=False)
         found = trainer.fit_loop
     assert hasattr(found, name), f"Lightning {L.__version__} has no {dotted}: see project/compat.py"

@@ -11,7 +11,7 @@ from project.model_flag import expand_model_flag
 from project.sweeps.runs import key_args
 from project.sweeps.spec import SweepSpec
 
-REFUSED = ("--ckpt_path", "--trainer.logger")  # each run sets its own
+REFUSED = ("--ckpt_path", "--run_dir")  # each run sets its own
 
 
 @dataclass(frozen=True)

@@ -67,16 +67,10 @@ class Run:
             "init_args": {"path": str(self.folder / "epochs.json")},
         }
         config = {
+            "run_dir": str(self.folder),  # every logger writes there (a stacked CSV logger too)
             "test_after_fit": False,  # the test split is for the end of a study, not for choosing within it
             "trainer": {
                 "enable_progress_bar": False,  # the run's output goes to output.log
-                "logger": {
-                    "init_args": {
-                        "save_dir": str(self.folder.parent.parent),
-                        "name": self.folder.parent.name,
-                        "version": self.folder.name,
-                    }
-                },
                 "callbacks+": [record, *self.callbacks],
             },
         }

@@ -1,0 +1,68 @@
+"""Several loggers for one run (`trainer.logger` as a list, stacked with `configs/loggers/*.yaml`): the first
+names the run folder, the others write into it, and a logger stacked twice is kept once."""
+
+from pathlib import Path
+from typing import Any
+
+from project.errors import ConfigError
+
+FOLDER_KEYS = ("save_dir", "name", "version")
+
+
+def first_logger(logger: Any) -> Any:
+    """The logger that names the run folder: the only one, or the first of a list."""
+    if isinstance(logger, list):
+        return logger[0] if logger else None
+    return logger
+
+
+def pin_run_dir(trainer: Any, folder: Path) -> None:
+    """`--run_dir logs/cnn/sweeps/S/trial_3`: the first logger's save_dir, name and version, from the folder."""
+    logger = first_logger(trainer.get("logger"))
+    init_args = getattr(logger, "init_args", None)
+    if init_args is None or "save_dir" not in init_args:
+        raise ConfigError(f"--run_dir {folder} needs a logger with a folder (TensorBoard, CSV) first in trainer.logger")
+    init_args.save_dir, init_args.name, init_args.version = str(folder.parent.parent), folder.parent.name, folder.name
+
+
+def stack_loggers(trainer: Any) -> None:
+    """Align the stacked loggers of a parsed `trainer` config on the first one's folder, and drop repeats.
+
+    With several loggers each would number its own `version_N` when it first writes, and the second would
+    see the first's new folder and take the next number. So the version is fixed here, before any logger
+    exists: the first logger's own, else the next free one under its folder (how TensorBoard numbers it).
+    """
+    loggers = trainer.get("logger")
+    if not isinstance(loggers, list):
+        return
+    kept: list[Any] = []
+    for logger in loggers:
+        if not any(_same(logger, seen) for seen in kept):
+            kept.append(logger)
+    trainer.logger = kept
+    first = getattr(kept[0], "init_args", None) if kept else None
+    if len(kept) < 2 or first is None or not first.get("save_dir"):
+        return
+    if first.get("version") is None:
+        first.version = next_version(Path(first.save_dir) / (first.get("name") or "lightning_logs"))
+    for logger in kept[1:]:
+        init_args = getattr(logger, "init_args", None)
+        if init_args is not None:
+            for key in FOLDER_KEYS:
+                if key in init_args:
+                    init_args[key] = first.get(key)
+
+
+def next_version(root: Path) -> int:
+    """TensorBoard's and CSV's rule: one more than the highest `version_N` under `root`, or 0."""
+    numbers = [int(p.name.removeprefix("version_")) for p in root.glob("version_*") if p.name[8:].isdigit()]
+    return max(numbers, default=-1) + 1
+
+
+def _same(a: Any, b: Any) -> bool:
+    return getattr(a, "class_path", a) == getattr(b, "class_path", b) and _args(a) == _args(b)
+
+
+def _args(logger: Any) -> dict[str, Any]:
+    init_args = getattr(logger, "init_args", None)
+    return dict(vars(init_args)) if init_args is not None else {}
