@@ -23,7 +23,7 @@ from project.errors import ConfigError, reported
 from project.sweeps.report import markdown, short_names
 
 # Keys every run has its own value for, or that say where, not how: left out of the comparison.
-OWN = ("trainer.logger", "trainer.callbacks", "ckpt_path", "config", "trainer.enable_progress_bar")
+OWN = ("trainer.logger", "trainer.callbacks", "ckpt_path", "config", "run_dir", "trainer.enable_progress_bar")
 
 
 def find_runs(roots: Sequence[Path]) -> list[Path]:
