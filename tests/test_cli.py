@@ -146,6 +146,7 @@ def test_a_fit_ends_by_testing_its_best_checkpoint_as_the_test_command_would(tmp
     assert "test, at the best checkpoint" not in capsys.readouterr().out  # --test_after_fit false
 
 
+# part: cnn
 def test_the_validation_split_again_is_not_reported_as_a_test():
     from project.data.images import ImageFolderDataModule
 
