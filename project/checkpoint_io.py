@@ -24,6 +24,19 @@ class CheckpointError(UserError, RuntimeError):
     """A checkpoint that is cut short, not a checkpoint, or holds code: the message names the file."""
 
 
+def write_atomically(path: Path, write: Callable[[Path], None]) -> None:
+    """`write(partial)` to a hidden file of this process in `path`'s folder, flushed to disk, then renamed over
+    `path`: a reader, a kill or another process writing the same file never sees half of it."""
+    partial = path.parent / f".writing-{os.getpid()}.tmp"
+    try:
+        write(partial)
+        with open(partial, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
 class AtomicCheckpointIO(TorchCheckpointIO):
     """Writes to a hidden file in the same folder, flushes it to disk, then renames it over the target.
 
@@ -32,15 +45,8 @@ class AtomicCheckpointIO(TorchCheckpointIO):
     """
 
     def save_checkpoint(self, checkpoint: dict[str, Any], path: Any, storage_options: Any | None = None) -> None:
-        path = Path(path)
-        partial = path.parent / f".writing-{os.getpid()}.tmp"
-        try:
-            super().save_checkpoint(checkpoint, partial, storage_options)
-            with open(partial, "rb") as f:
-                os.fsync(f.fileno())
-            os.replace(partial, path)
-        finally:
-            partial.unlink(missing_ok=True)
+        save = super().save_checkpoint
+        write_atomically(Path(path), lambda partial: save(checkpoint, partial, storage_options))
 
     def load_checkpoint(
         self, path: Any, map_location: Callable | None = lambda storage, loc: storage, weights_only: bool | None = None

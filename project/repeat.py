@@ -10,7 +10,6 @@ import argparse
 import csv
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from project.errors import ConfigError, reported
 from project.model_flag import config_files, find_model_flag
@@ -31,21 +30,21 @@ def main(args: Sequence[str] | None = None) -> int:
     if count < (1 if ours.seeds else 2):
         raise ConfigError(f"--{'seeds' if ours.seeds else 'folds'} must be >= {1 if ours.seeds else 2}, got {count}")
 
-    from project.cli import compose, parse
+    from project.cli import compose
+    from project.run_loggers import runs_root
     from project.sweeps.checks import REFUSED
     from project.sweeps.repeats import summary_line
-    from project.sweeps.runs import repeated_runs
+    from project.sweeps.runs import STOPPED_CODES, repeated_runs
 
     if refused := [a for a in fit_args if a.split("=", 1)[0].startswith(REFUSED)]:
         raise ConfigError(f"{refused[0].split('=', 1)[0]} is set by project.repeat for each run: leave it out")
     built = compose(fit_args)  # checks the whole command line (and the data) before the first run
-    task, config = built.model.task, parse(fit_args).config
+    task, config = built.model.task, built.config
     refused = getattr(built.datamodule, "folds_refused", "it is not one of the template's DataModules")
     if ours.folds and refused:
         raise ConfigError(f"--folds: {type(built.datamodule).__name__} has no cross-validation folds: {refused}")
-    logger = getattr(config.trainer.get("logger"), "init_args", None) or {}
     label = ours.name or (f"seeds{count}" if ours.seeds else f"folds{count}")
-    folder = Path(logger.get("save_dir") or "logs") / (logger.get("name") or model or "model") / "repeats" / label
+    folder = runs_root(config.trainer, model or "model") / "repeats" / label
     seed = config.get("seed_everything") or 0
     runs = repeated_runs(folder, fit_args, seed, ours.seeds or 0, ours.folds or 0, ours.fold_seed)
     print(f"Repeat: {count} runs ({label}), {task.monitor} ({task.mode}); runs: {folder}/")
@@ -57,7 +56,7 @@ def main(args: Sequence[str] | None = None) -> int:
             if code != 0:
                 failed += 1
                 print(f"  {run.folder.name}: FAILED (exit {code}): {run.error()}  [{run.folder / 'output.log'}]")
-                if code in (130, 143):
+                if code in STOPPED_CODES:
                     return code  # stopped by a signal: rerun the command to resume
                 continue
             run.mark_finished()

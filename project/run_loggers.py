@@ -16,6 +16,13 @@ def first_logger(logger: Any) -> Any:
     return logger
 
 
+def runs_root(trainer: Any, fallback: str) -> Path:
+    """Where a config's runs go, `save_dir/name` of its first logger (logs/cnn), for the folders of sweeps and
+    repeats beside them; `logs/<fallback>` without one."""
+    init_args = getattr(first_logger(trainer.get("logger")), "init_args", None) or {}
+    return Path(init_args.get("save_dir") or "logs") / (init_args.get("name") or fallback)
+
+
 def pin_run_dir(trainer: Any, folder: Path) -> None:
     """`--run_dir logs/cnn/sweeps/S/trial_3`: the first logger's save_dir, name and version, from the folder."""
     logger = first_logger(trainer.get("logger"))

@@ -3,19 +3,20 @@ fit they ran in another process, without parsing event files."""
 
 import json
 import math
-import os
 from pathlib import Path
 from typing import Any
 
 import lightning.pytorch as L
+
+from project.checkpoint_io import write_atomically
 
 
 class EpochRecord(L.Callback):
     """Writes `{epoch: {metric: value}}` for every `val/` metric to `path` after each validation (rank 0).
 
     Keyed by epoch, so a run resumed after a kill that re-validates an epoch (exactly, from its checkpoint)
-    overwrites that epoch with the same numbers instead of adding one. Written whole to a temporary file and
-    renamed, so a reader never sees half a file.
+    overwrites that epoch with the same numbers instead of adding one. Written atomically: a reader never sees
+    half a file.
     """
 
     def __init__(self, path: str) -> None:
@@ -31,9 +32,8 @@ class EpochRecord(L.Callback):
             if name.startswith("val/") and value.numel() == 1
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        partial = self.path.with_suffix(".partial")
-        partial.write_text(json.dumps({str(k): v for k, v in sorted(epochs.items())}, indent=1))
-        os.replace(partial, self.path)
+        text = json.dumps({str(k): v for k, v in sorted(epochs.items())}, indent=1)
+        write_atomically(self.path, lambda partial: partial.write_text(text))
 
 
 def read_epochs(path: Path) -> dict[int, dict[str, float]]:

@@ -11,6 +11,7 @@ import lightning.pytorch as L
 from lightning.pytorch.callbacks import EarlyStopping
 
 from project.callbacks.graceful_stop import StoppedBySignal
+from project.checkpoint_io import write_atomically
 
 FILENAME = "status.json"
 
@@ -54,10 +55,8 @@ class RunStatus(L.Callback):
     def _write(self, **fields: Any) -> None:
         if self.path is None:
             return
-        status = {**read_status(self.path.parent), **fields, "updated": time.time()}
-        partial = self.path.with_suffix(".partial")
-        partial.write_text(json.dumps(status, indent=1))
-        os.replace(partial, self.path)
+        text = json.dumps({**read_status(self.path.parent), **fields, "updated": time.time()}, indent=1)
+        write_atomically(self.path, lambda partial: partial.write_text(text))
 
 
 def read_status(folder: Path) -> dict[str, Any]:

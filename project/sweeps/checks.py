@@ -8,6 +8,7 @@ from typing import Any
 
 from project.errors import ConfigError
 from project.model_flag import expand_model_flag
+from project.run_loggers import runs_root
 from project.sweeps.runs import key_args
 from project.sweeps.spec import SweepSpec
 
@@ -68,9 +69,7 @@ def check_sweep(model: str, spec: SweepSpec, fit_args: list[str]) -> Checked:
         mode = "min"
     else:
         raise ConfigError(f"{spec.path}: say the direction (maximize or minimize) for objective {objective!r}")
-    logger = cli.config.trainer.get("logger")
-    init = getattr(logger, "init_args", None) or {}
-    logs = f"{init.get('save_dir') or 'logs'}/{init.get('name') or model}"
+    logs = str(runs_root(cli.config.trainer, model))
     refused = getattr(built.datamodule, "folds_refused", "it is not one of the template's DataModules")
     if spec.folds and refused:
         raise ConfigError(

@@ -60,7 +60,7 @@ def write_report(study: Any, spec: SweepSpec, folder: Path, base_args: list[str]
     written = {"table": folder / "trials.csv"}
     with open(written["table"], "w", newline="") as out:
         csv.writer(out).writerows([header, *rows])
-    best = _best(study)
+    best = best_trial(study)
     if best is not None:
         written["best"] = folder / "best.yaml"
         threads = best.user_attrs.get("threads")
@@ -167,7 +167,8 @@ def write_curves(study: Any, metric: str, path: Path) -> Path | None:
     return path
 
 
-def _best(study: Any) -> Any:
+def best_trial(study: Any) -> Any:
+    """The study's best complete trial, or None before the first."""
     try:
         return study.best_trial
     except ValueError:

@@ -16,6 +16,7 @@ from project.callbacks.epoch_record import best_value, read_epochs
 from project.sweeps.fit_process import PARENT_VARIABLE
 
 FINISHED = "finished.json"  # written when the run's process exited 0: the run is not started again
+STOPPED_CODES = (130, 143)  # the run saved last.ckpt and stopped on a signal: resumable, not failed
 
 
 def cli_value(value: Any) -> str:

@@ -17,11 +17,11 @@ from typing import Any
 from project.callbacks.run_status import alive
 from project.errors import ConfigError
 from project.sweeps.checks import Checked
-from project.sweeps.runs import Run, key_args, mean_std, repeated_runs
+from project.sweeps.report import best_trial
+from project.sweeps.runs import STOPPED_CODES, Run, key_args, mean_std, repeated_runs, wait
 from project.sweeps.spec import SweepSpec, make_pruner, make_sampler, open_storage
 
 HEARTBEAT_S = 10.0  # how often a worker stamps its running trial
-STOPPED_CODES = (130, 143)  # the run saved last.ckpt and stopped on a signal: resumable, not failed
 
 
 @dataclass
@@ -247,11 +247,7 @@ class Sweeper:
             # What best.yaml needs to reproduce the trial exactly: another thread count sums in another order.
             self.storage.set_trial_user_attr(self._trial_id(number), "threads", threads)
         try:
-            while True:
-                try:
-                    return process.wait(timeout=HEARTBEAT_S)
-                except subprocess.TimeoutExpired:
-                    self._stamp(number)
+            return wait(process, HEARTBEAT_S, lambda: self._stamp(number))
         finally:
             self.processes.pop(worker, None)
 
@@ -276,17 +272,11 @@ class Sweeper:
             self.storage.set_trial_user_attr(trial_id, key, attr)
         self.study.tell(number, value, state=state)
         finished = [t for t in self.study.get_trials(deepcopy=False) if t.state.is_finished()]
-        best = self._best()
+        best = best_trial(self.study)
         line = f"  {len(finished)} of {self.settings.n_trials} trials done"
         if best is not None:
             line += f"; best {self.settings.checked.objective} {best.value:.4f} (trial {best.number})"
         self._say(line)
-
-    def _best(self) -> Any:
-        try:
-            return self.study.best_trial
-        except ValueError:
-            return None  # no complete trial yet
 
     def _say(self, line: str) -> None:
         print(f"[sweep {self.settings.study}] {line}", flush=True)

@@ -1,12 +1,12 @@
 """Image DataModules: generated shapes (the offline default) and a folder of real images."""
 
 import hashlib
-import os
 from pathlib import Path
 
 import torch
 from torch.utils.data import TensorDataset
 
+from project.checkpoint_io import write_atomically
 from project.data.base import BaseDataModule, ensure_writable_dir, seeded_split
 from project.data.images.folder import ImageFolderDataset, scan_image_folder
 from project.data.images.shapes import SHAPES, generate_shapes
@@ -84,11 +84,9 @@ class ShapesDataModule(ImageDataModule):
             return
         ensure_writable_dir(self.data_dir)
         images, labels = self.generate()
-        # This process's own temporary name, then an atomic rename: a crash mid-write leaves no half cache, and
-        # runs that generate the same cache at once (a sweep's workers) each replace it whole.
-        tmp = self.cache_path.with_suffix(f".{os.getpid()}.tmp")
-        torch.save({"images": images, "labels": labels}, tmp)
-        os.replace(tmp, self.cache_path)
+        # A crash mid-write leaves no half cache, and runs that generate the same cache at once (a sweep's
+        # workers) each replace it whole.
+        write_atomically(self.cache_path, lambda partial: torch.save({"images": images, "labels": labels}, partial))
 
     def setup(self, stage: str | None = None) -> None:
         if self.train_set is not None:
