@@ -69,7 +69,7 @@ def main() -> None:
     for name, lengths in length_distributions(n, gen).items():
         data = [(torch.randint(2, 1000, (length,), generator=gen), 0) for length in lengths]
         for bidirectional in (False, True):
-            modes = ["packed"] if bidirectional else ["packed", "padded"]
+            modes = ["packed", "padded"]  # padded bidirectional: each direction apart (nets/lstm.py, padded_lstm)
             settings = [(m, b) for m in modes for b in (False, True)]
             nets = {m: LSTMEncoder(1000, 64, hidden, bidirectional=bidirectional, sequence_mode=m) for m in modes}
             for m in modes:

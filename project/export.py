@@ -1,9 +1,13 @@
-"""`python -m project.export CHECKPOINT [OUT]`: a model's weights as safetensors, to share without pickle.
+"""`python -m project.export CHECKPOINT [OUT] [--format safetensors|onnx]`: a trained model out of the template.
 
-A Lightning checkpoint is a pickle: loading one from a stranger can run their code (this project
-loads its own with `weights_only=True`, see project/checkpoint_io.py). A .safetensors file is a JSON
-header and raw tensor bytes; reading it cannot run anything. The model's config travels in the
-header's metadata, so the receiver knows what to build.
+safetensors (the default): the weights alone, to load into the same model built from its config. A
+Lightning checkpoint is a pickle: loading one from a stranger can run their code (this project loads its
+own with `weights_only=True`, see project/checkpoint_io.py). A .safetensors file is a JSON header and raw
+tensor bytes; reading it cannot run anything. The model's config travels in the header's metadata.
+
+onnx: the network and its predictions as a graph that runs without PyTorch or this project (onnxruntime,
+other languages, other hardware), checked against the checkpoint on validation data before it is kept as
+good (project/onnx_export.py; docs/export.md).
 """
 
 import argparse
@@ -39,12 +43,31 @@ def load_weights(model: nn.Module, path: str | Path) -> nn.Module:
     return model
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(args: list[str] | None = None) -> None:
+    from project.onnx_export import ATOL, RTOL
+
+    parser = argparse.ArgumentParser(
+        prog="python -m project.export",
+        description=__doc__.splitlines()[0],
+        epilog="Arguments after the known ones go to the run's config (onnx), e.g. --data.root moved/data.",
+    )
     parser.add_argument("checkpoint", help="a .ckpt written by training")
-    parser.add_argument("out", nargs="?", help="the .safetensors to write (default: beside the checkpoint)")
-    args = parser.parse_args()
-    print(f"wrote {export(args.checkpoint, args.out)}")
+    parser.add_argument("out", nargs="?", help="the file to write (default: beside the checkpoint)")
+    parser.add_argument("--format", choices=("safetensors", "onnx"), default="safetensors")
+    parser.add_argument("--config", help="onnx: the run's config (default: config.yaml of the checkpoint's run)")
+    parser.add_argument("--atol", type=float, default=ATOL, help="onnx: absolute tolerance of the check")
+    parser.add_argument("--rtol", type=float, default=RTOL, help="onnx: tolerance relative to each value")
+    known, overrides = parser.parse_known_args(args)
+    if known.format == "safetensors":
+        if overrides:
+            parser.error(f"unrecognized arguments: {' '.join(overrides)}")
+        print(f"wrote {export(known.checkpoint, known.out)}")
+        return
+    from project.onnx_export import export_onnx
+
+    out, verdict = export_onnx(known.checkpoint, known.out, known.config, overrides, known.atol, known.rtol)
+    print(verdict)
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

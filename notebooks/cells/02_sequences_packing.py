@@ -95,7 +95,8 @@ plt.show()
 # Packing skips the padding's arithmetic but runs the LSTM step by step over a shrinking batch; padded
 # hands the whole block to one LSTM call. Padded was the faster here on the CPU and, measured on an
 # H200 with cuDNN, on the GPU too (1.0-5.7x; README, "Sequence modes"). This is why `sequence_mode: auto`
-# picks padded wherever it is exact (a one-directional LSTM) and packed for a bidirectional one.
+# picks padded for a one-directional LSTM and packed for a bidirectional one (whose padded mode runs
+# each direction apart, the backward one reversed within each length: exact, but two calls per layer).
 
 # %%
 import time

@@ -43,6 +43,8 @@ class TaskModule(L.LightningModule, ABC):
 
     # DataModule attribute -> the init arguments it fills in; the CLI links them at instantiation.
     data_links: ClassVar[dict[str, tuple[str, ...]]] = {"num_outputs": ("num_outputs", "net.init_args.num_outputs")}
+    # The network's inputs in `unpack` order, each with the axes that vary: named and left free by ONNX export.
+    onnx_inputs: ClassVar[dict[str, dict[int, str]]] = {}
 
     def __init__(
         self,
@@ -102,6 +104,13 @@ class TaskModule(L.LightningModule, ABC):
 
     def forward(self, *inputs: Any) -> torch.Tensor:
         return self.net(*inputs)
+
+    def exportable_net(self) -> nn.Module:
+        """The network as `project.export --format onnx` traces it: the same function as `net`. A family overrides
+        this where tracing would fix a choice made from the data, or refuses with the reason."""
+        if not self.onnx_inputs:
+            raise ConfigError(f"{type(self).__name__} names no inputs for ONNX export (its onnx_inputs)")
+        return self.net
 
     def train(self, mode: bool = True) -> "TaskModule":
         super().train(mode)

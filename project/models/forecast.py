@@ -25,6 +25,7 @@ class ForecastModel(TaskModule):
         "future_size": ("net.init_args.future_size",),
         "num_values": ("net.init_args.num_values",),
     }
+    onnx_inputs: ClassVar[dict[str, dict[int, str]]] = {"inputs": {0: "batch"}, "future": {0: "batch"}}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

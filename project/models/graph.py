@@ -10,16 +10,36 @@ from lightning.pytorch.utilities import rank_zero_warn
 from torch import nn
 from torch_geometric.data import Batch, Data
 
+from project.errors import ConfigError
 from project.models.base import SchedulerCallable, TaskModule
 from project.tasks import LinkPrediction, Task
 
 _FEATURE_LINK = {"num_features": ("net.init_args.in_channels",)}
 
 
+def traceable(net: nn.Module, encoder: nn.Module | None) -> nn.Module:
+    """`net` if torch.export can trace it; GATConv cannot be."""
+    if getattr(encoder, "conv", None) == "gat":
+        raise ConfigError(
+            "conv gat cannot be exported to ONNX: PyG's GATConv first removes the graph's self-loops with a mask, "
+            "and how many edges remain depends on edge_index's values, which torch.export cannot trace. Export "
+            "the weights only (--format safetensors), or train with another conv (gcn, native, gin, sage)."
+        )
+    return net
+
+
 class GraphModel(TaskModule):
     """One prediction per graph, pooled with `batch.batch`; logged per graph (`batch.num_graphs`)."""
 
     data_links: ClassVar[dict[str, tuple[str, ...]]] = {**TaskModule.data_links, **_FEATURE_LINK}
+    onnx_inputs: ClassVar[dict[str, dict[int, str]]] = {
+        "x": {0: "nodes"},
+        "edge_index": {1: "edges"},
+        "batch": {0: "nodes"},
+    }
+
+    def exportable_net(self) -> nn.Module:
+        return traceable(self.net, getattr(self.net, "features", None))
 
     def unpack(self, batch: Batch) -> tuple[tuple[torch.Tensor, ...], torch.Tensor, int]:
         return (batch.x, batch.edge_index, batch.batch), batch.y, batch.num_graphs
@@ -33,6 +53,10 @@ class NodeModel(TaskModule):
     """
 
     data_links: ClassVar[dict[str, tuple[str, ...]]] = {**TaskModule.data_links, **_FEATURE_LINK}
+    onnx_inputs: ClassVar[dict[str, dict[int, str]]] = {"x": {0: "nodes"}, "edge_index": {1: "edges"}}
+
+    def exportable_net(self) -> nn.Module:
+        return traceable(self.net, getattr(self.net, "features", None))
 
     def unpack(self, batch: Data) -> tuple[tuple[torch.Tensor, ...], torch.Tensor, int]:
         scored = self.scored_rows(batch)
@@ -59,6 +83,13 @@ class LinkModel(TaskModule):
         "num_features": ("net.init_args.in_channels",),
         "num_nodes": ("net.init_args.num_nodes",),
     }
+    onnx_inputs: ClassVar[dict[str, dict[int, str]]] = {
+        "x": {0: "nodes"},
+        "edge_index": {1: "edges"},
+        "pairs": {1: "pairs", 2: "candidates"},
+        "n_id": {0: "nodes"},
+        "edge_weight": {0: "edges"},  # only for a weighted graph
+    }
 
     def __init__(
         self,
@@ -84,6 +115,9 @@ class LinkModel(TaskModule):
                 "GCN then tells nodes apart by structure alone, and a dot product of look-alike embeddings "
                 "ranks poorly. Give --model.net.embedding_dim 32 (or node features: --data.features_path)."
             )
+
+    def exportable_net(self) -> nn.Module:
+        return traceable(self.net, getattr(getattr(self.net, "features", None), "gcn", None))
 
     def unpack(self, batch: Data) -> tuple[tuple[torch.Tensor, ...], torch.Tensor, int]:
         inputs = (batch.x, batch.edge_index, batch.pairs, batch.n_id, batch.get("edge_weight"))

@@ -15,6 +15,7 @@ class ImageModel(TaskModule):
         **TaskModule.data_links,
         "image_size": ("net.init_args.image_size",),
     }
+    onnx_inputs: ClassVar[dict[str, dict[int, str]]] = {"images": {0: "batch"}}  # the size is the data's, fixed
 
     def unpack(self, batch: Any) -> tuple[tuple[torch.Tensor], torch.Tensor, int]:
         images, labels = batch

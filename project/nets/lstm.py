@@ -6,7 +6,7 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from project.errors import ConfigError, DataError
+from project.errors import DataError
 from project.nets.init import init_weights
 from project.nets.sequence_pooling import AttentionPool, length_mask, masked_max, masked_mean
 
@@ -17,13 +17,15 @@ SequenceMode = Literal["packed", "padded", "auto"]
 class LSTMEncoder(nn.Module):
     """Token ids `[batch, time]` and lengths `[batch]` → one vector per sequence `[batch, out_dim]`.
 
-    Two ways to run the LSTM over a padded batch:
-    - `packed`: `pack_padded_sequence` skips the padding; exact for every direction and readout.
-    - `padded`: the LSTM runs over the padding too, and the readout gathers or masks by length.
-      Exact only one-directional: a backward pass would start inside the padding.
-    `auto` takes `padded` wherever it is exact (one direction), else `packed`: packing saves arithmetic
-    but runs step by step over shrinking batches, and padded measured faster on the CPU and, against the
-    common belief that packing is what cuDNN wants, on a GPU too (benchmarks/sequence_modes.py).
+    Two ways to run the LSTM over a padded batch, both exact for every direction and readout:
+    - `packed`: `pack_padded_sequence` skips the padding.
+    - `padded`: the LSTM runs over the padding too, and the readout gathers or masks by length. A backward
+      direction would start inside the padding, so a bidirectional LSTM runs each direction on its own,
+      the backward one over each sequence reversed within its length (`padded_lstm`): two calls per layer
+      instead of one fused kernel. Plain tensor operations: what ONNX export traces.
+    `auto` takes `padded` one-directional, else `packed`: packing saves arithmetic but runs step by step
+    over shrinking batches, and padded measured faster on the CPU and, against the common belief that
+    packing is what cuDNN wants, on a GPU too (benchmarks/sequence_modes.py).
     """
 
     def __init__(
@@ -38,11 +40,6 @@ class LSTMEncoder(nn.Module):
         sequence_mode: SequenceMode = "auto",
     ) -> None:
         super().__init__()
-        if sequence_mode == "padded" and bidirectional:
-            raise ConfigError(
-                "sequence_mode 'padded' is wrong for a bidirectional LSTM: its backward pass starts in the "
-                "padding. Use 'packed' or 'auto'."
-            )
         self.readout, self.sequence_mode, self.bidirectional = readout, sequence_mode, bidirectional
         self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=0)
         self.lstm = nn.LSTM(
@@ -63,7 +60,8 @@ class LSTMEncoder(nn.Module):
         return "packed" if self.bidirectional else "padded"
 
     def forward(self, tokens: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        if lengths.min() < 1:
+        # A check on the values: torch.export cannot trace it, and an exported model (padded) takes length 0.
+        if not torch.compiler.is_exporting() and lengths.min() < 1:
             raise DataError("every sequence needs at least one token: packing cannot take length 0")
         embedded = self.embedding(tokens)  # [batch, time, embedding_dim]
         if self.mode == "packed":
@@ -75,16 +73,60 @@ class LSTMEncoder(nn.Module):
                 return torch.cat([h_n[-2], h_n[-1]], dim=-1) if self.bidirectional else h_n[-1]
             outputs, _ = pad_packed_sequence(packed_out, batch_first=True, total_length=tokens.shape[1])
         else:
-            outputs, _ = self.lstm(embedded)
+            outputs = padded_lstm(self.lstm, embedded, lengths)
             if self.readout == "last":
                 index = (lengths - 1).view(-1, 1, 1).expand(-1, 1, outputs.shape[-1])
-                return outputs.gather(1, index).squeeze(1)  # the step at length - 1, not out[:, -1]
+                last = outputs.gather(1, index).squeeze(1)  # the step at length - 1, not out[:, -1]
+                if not self.bidirectional:
+                    return last
+                # backward direction: its state after the whole sequence, which it reaches at step 0
+                hidden = self.lstm.hidden_size
+                return torch.cat([last[:, :hidden], outputs[:, 0, hidden:]], dim=-1)
         mask = length_mask(lengths.to(outputs.device), outputs.shape[1])
         if self.readout == "mean":
             return masked_mean(outputs, mask)
         if self.readout == "max":
             return masked_max(outputs, mask)
         return self.attention(outputs, mask)
+
+
+def padded_lstm(lstm: nn.LSTM, embedded: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    """`lstm`'s outputs `[batch, time, directions * hidden]` over a padded batch, exact at the valid steps.
+
+    One direction: the LSTM as it is (the padding comes after every valid step). Bidirectional: layer by
+    layer, each direction with its own weights, the backward one over the sequences reversed within their
+    lengths and reversed back, so it starts at each sequence's own last token as packing makes it do.
+    """
+    if not lstm.bidirectional:
+        return lstm(embedded)[0]
+    x = embedded
+    for layer in range(lstm.num_layers):
+        if layer > 0:
+            x = nn.functional.dropout(x, lstm.dropout, lstm.training)
+        forward = _one_direction(lstm, layer, "", x)
+        backward = reverse_within_length(
+            _one_direction(lstm, layer, "_reverse", reverse_within_length(x, lengths)), lengths
+        )
+        x = torch.cat([forward, backward], dim=-1)
+    return x
+
+
+def reverse_within_length(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    """Each sequence of `x` `[batch, time, dim]` reversed over its first `lengths[b]` steps, padding in place."""
+    steps = torch.arange(x.shape[1], device=x.device)
+    index = lengths.to(x.device).unsqueeze(1) - 1 - steps
+    index = torch.where(index >= 0, index, steps)
+    return x.gather(1, index.unsqueeze(-1).expand(-1, -1, x.shape[-1]))
+
+
+def _one_direction(lstm: nn.LSTM, layer: int, suffix: str, x: torch.Tensor) -> torch.Tensor:
+    """One layer and direction of `lstm`: its weights in a one-layer LSTM (on the meta device: no memory)."""
+    with torch.device("meta"):
+        single = nn.LSTM(x.shape[-1], lstm.hidden_size, 1, batch_first=True, bias=lstm.bias)
+    weights = {name: getattr(lstm, f"{name}_l{layer}{suffix}") for name in ("weight_ih", "weight_hh")}
+    if lstm.bias:
+        weights |= {name: getattr(lstm, f"{name}_l{layer}{suffix}") for name in ("bias_ih", "bias_hh")}
+    return torch.func.functional_call(single, {f"{name}_l0": w for name, w in weights.items()}, (x,))[0]
 
 
 class LSTMClassifier(nn.Module):

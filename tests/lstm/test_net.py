@@ -6,12 +6,12 @@ import lightning.pytorch as L
 import pytest
 import torch
 
-from project.nets.lstm import LSTMClassifier, LSTMEncoder
+from project.nets.lstm import LSTMClassifier, LSTMEncoder, reverse_within_length
 
 LENGTHS = torch.tensor([1, 23, 4, 60, 9])
 READOUTS = ["last", "mean", "max", "attention"]
-# (bidirectional, mode): padded is only exact one-directional.
-VALID = [(False, "packed"), (False, "padded"), (True, "packed")]
+# (bidirectional, mode): both modes exact in both directions (padded: the backward direction reversed within length).
+VALID = [(False, "packed"), (False, "padded"), (True, "packed"), (True, "padded")]
 
 
 def encoder(readout: str, bidirectional: bool, mode: str) -> LSTMEncoder:
@@ -67,9 +67,22 @@ def test_no_gradient_reaches_a_padding_position(readout, setting):
         assert torch.all(grad[~padding].abs().sum(-1) > 0)  # every real token gets one
 
 
-def test_padded_mode_refuses_a_bidirectional_lstm():
-    with pytest.raises(ValueError, match="backward pass starts in the padding"):
-        LSTMEncoder(10, bidirectional=True, sequence_mode="padded")
+@pytest.mark.parametrize("readout", READOUTS)
+def test_padded_equals_packed_for_a_bidirectional_lstm(readout):
+    """The padded mode's backward direction starts at each sequence's last token, as packing's does."""
+    tokens = padded_batch(LENGTHS, pad_with_random=True)
+    with torch.no_grad():
+        padded = encoder(readout, True, "padded")(tokens, LENGTHS)
+        packed = encoder(readout, True, "packed")(tokens, LENGTHS)
+    torch.testing.assert_close(padded, packed, atol=1e-6, rtol=1e-6)
+
+
+def test_reversing_within_length_twice_gives_the_batch_back_and_keeps_the_padding():
+    x = torch.arange(2 * 4, dtype=torch.float).view(2, 4, 1)
+    lengths = torch.tensor([3, 1])
+    once = reverse_within_length(x, lengths)
+    assert once[:, :, 0].tolist() == [[2, 1, 0, 3], [4, 5, 6, 7]]
+    assert torch.equal(reverse_within_length(once, lengths), x)
 
 
 @pytest.mark.parametrize("bidirectional", [False, True])

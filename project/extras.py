@@ -1,0 +1,27 @@
+"""The optional extras (pyproject.toml's `[project.optional-dependencies]`): a feature that needs one checks it
+first, and a missing one is a one-line error with the pip command, not an ImportError deep in a run."""
+
+import importlib.util
+
+from project.errors import UserError
+
+# extra -> the pip packages it installs (as pyproject.toml lists them)
+EXTRAS = {
+    "onnx": ("onnx", "onnxscript", "onnxruntime"),
+    "mlflow": ("mlflow-skinny",),
+    "wandb": ("wandb",),
+}
+
+
+class MissingExtra(UserError):
+    """A feature's optional packages are not installed."""
+
+
+def require(*modules: str, extra: str) -> None:
+    """Raise MissingExtra naming the pip command unless every module in `modules` can be imported."""
+    missing = [name for name in modules if importlib.util.find_spec(name) is None]
+    if missing:
+        raise MissingExtra(
+            f"this needs the '{extra}' extra, and {', '.join(missing)} is not installed: pip install "
+            f'{" ".join(EXTRAS[extra])}   (or, in this project: pip install -e ".[{extra}]")'
+        )

@@ -1,0 +1,104 @@
+"""ONNX export: every model exports, and the file computes what its checkpoint computes, at sizes it was not
+traced at (batch, sequence length, graph size); what cannot export says why."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime
+import pytest
+import torch
+
+from project import extras
+from project.cli import build
+from project.errors import ConfigError
+from project.export import main as export_main
+from project.onnx_export import ExportMismatch, export_onnx, named_inputs, rebuild
+from project.registry import CONFIG_DIR, MODELS
+from tests.conftest import SMALL, TINY
+
+# Each model's runs (its SMALL data) and, for the comparison, a DataModule whose validation batches differ in
+# size from those the file was traced on.
+RUNS = {name: [name, *SMALL[name]] for name in MODELS}
+RUNS["gcn_node"] = ["gcn", f"--config={CONFIG_DIR / 'gcn_node.yaml'}"]  # part: gcn
+OTHER_SIZES = {
+    "cnn": ["--data.batch_size=3"],  # part: cnn
+    "cnn_multilabel": ["--data.batch_size=3"],  # part: cnn, multilabel
+    "lstm": ["--data.batch_size=4"],  # part: lstm
+    "lstm_forecast": ["--data.batch_size=5"],  # part: lstm, regression
+    "gcn": ["--data.batch_size=3"],  # part: gcn
+    "gcn_regression": ["--data.batch_size=3"],  # part: gcn, regression
+    "gcn_node": ["--data.loader=neighbor", "--data.batch_size=16"],  # part: gcn
+    "gcn_link": ["--data.loader=neighbor", "--data.batch_size=4", "--data.num_neighbors=[2,2]"],  # part: gcn
+}
+
+
+def trained_checkpoint(name: str, *args: str) -> Path:
+    """A few steps of `name`, saved in its run folder beside the config.yaml project.fit writes."""
+    model, *run = RUNS[name]
+    cli = build(model, *TINY, *run, "--trainer.max_steps=3", "--trainer.limit_val_batches=1", *args)
+    cli.trainer.fit(cli.model, cli.datamodule)
+    path = Path(cli.trainer.log_dir) / "checkpoints" / "model.ckpt"
+    cli.trainer.save_checkpoint(path)
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(RUNS))
+def test_the_onnx_file_computes_what_the_checkpoint_does_at_other_sizes(name):
+    checkpoint = trained_checkpoint(name)
+    out, verdict = export_onnx(checkpoint)
+    assert out == checkpoint.with_suffix(".onnx") and verdict.matches and verdict.difference < 1e-4
+
+    model, datamodule = rebuild(checkpoint, None, OTHER_SIZES[name])
+    datamodule.setup("validate")
+    session = onnxruntime.InferenceSession(str(out))
+    sizes: dict[int, set[int]] = {axis: set() for axis in model.onnx_inputs[session.get_inputs()[0].name]}
+    for batch in [b for _, b in zip(range(32), datamodule.val_dataloader(), strict=False)]:
+        names, inputs = named_inputs(model, batch)
+        assert names == [i.name for i in session.get_inputs()]
+        for axis, seen in sizes.items():
+            seen.add(inputs[names[0]].shape[axis])
+        with torch.no_grad():
+            output = model(*inputs.values())
+            expected = [output, *(model.task.predict(output)[o.name] for o in session.get_outputs()[1:])]
+        got = session.run(None, {k: v.numpy() for k, v in inputs.items()})
+        for want, have in zip(expected, got, strict=True):
+            np.testing.assert_allclose(have, want.numpy(), atol=1e-4, rtol=1e-4)
+    assert all(len(seen) >= 2 for seen in sizes.values()), sizes  # each varying axis at two sizes at least
+
+    # The varying axes by name in the graph; beside it, what a receiver needs to feed it and read it.
+    proto = onnx.load(str(out))
+    axes = {
+        i.name: {k: d.dim_param for k, d in enumerate(i.type.tensor_type.shape.dim) if d.dim_param}
+        for i in proto.graph.input
+    }
+    assert axes == {name: model.onnx_inputs[name] for name in axes}
+    metadata = {p.key: p.value for p in proto.metadata_props}
+    assert metadata["task"] == model.task.name and json.loads(metadata["output_names"]) == datamodule.output_names
+    if hasattr(datamodule, "vocabulary"):
+        assert json.loads(metadata["vocabulary"]) == datamodule.vocabulary.tokens
+
+
+def test_a_difference_beyond_the_tolerance_fails_the_export_with_exit_status_1(capsys):
+    family = next(iter(OTHER_SIZES))
+    checkpoint = trained_checkpoint(family)
+    with pytest.raises(ExportMismatch, match="DIFFER") as failed:
+        export_main([str(checkpoint), "--format", "onnx", "--atol", "0", "--rtol", "0"])  # kernels differ by ~1e-7
+    assert failed.value.exit_code == 1 and "do not ship it" in str(failed.value)
+    export_main([str(checkpoint), "--format", "onnx"])
+    assert ": match" in capsys.readouterr().out
+
+
+def test_a_gat_network_cannot_be_exported_and_says_why():  # part: gcn
+    model = build("gcn", *TINY, *SMALL["gcn"], "--model.net.conv=gat").model
+    with pytest.raises(ConfigError, match="GATConv .* torch.export cannot trace"):
+        model.exportable_net()
+
+
+def test_a_missing_extra_names_the_pip_command(monkeypatch):
+    real = extras.importlib.util.find_spec
+    monkeypatch.setattr(extras.importlib.util, "find_spec", lambda n: None if n == "onnxruntime" else real(n))
+    with pytest.raises(extras.MissingExtra, match=r"onnxruntime is not installed: pip install onnx onnxscript"):
+        export_onnx("no.ckpt")
