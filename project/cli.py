@@ -18,7 +18,8 @@ from project.checkpoint_io import CheckpointError, check_complete, find_last, ne
 from project.compat import CheckpointCheckingCLI
 from project.model_flag import data_links_for, expand_model_flag
 from project.registry import describe_models
-from project.run_loggers import first_logger, pin_run_dir, stack_loggers
+from project.run_loggers import check_loggers, first_logger, pin_run_dir, stack_loggers
+from project.trackers.reattach import reattach
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +100,10 @@ class ProjectCLI(CheckpointCheckingCLI):
         if config and config.get("trainer"):
             use_tqdm_progress_bar(config.trainer)
             stack_loggers(config.trainer)
+            check_loggers(config.trainer)
+        if self.checkpoint is not None and config.get("trainer"):
+            for line in reattach(config.trainer, self.checkpoint):
+                log.info(f"continuing the tracker run of the checkpoint: {line}")
         if self.checkpoint is None or not config.get("data"):
             return
         state = self.checkpoint.get(config.data.class_path.rsplit(".", 1)[-1], {})
@@ -110,8 +115,10 @@ class ProjectCLI(CheckpointCheckingCLI):
             super().instantiate_classes()
 
     def after_fit(self) -> None:
-        tested = self._test_best() if self.config.get(self.subcommand, {}).get("test_after_fit") else None
-        summary = fit_summary(self.trainer, tested)  # on every rank: trainer.log_dir is a collective under DDP
+        # Before the test: Trainer.test's restore of the best checkpoint clears the callback's last_model_path.
+        summary = fit_summary(self.trainer)  # on every rank: trainer.log_dir is a collective under DDP
+        if self.config.get(self.subcommand, {}).get("test_after_fit") and (tested := self._test_best()):
+            summary = with_test_metrics(summary, tested)
         if self.trainer.is_global_zero:
             print(summary)
 
@@ -143,17 +150,14 @@ class SaveConfigToRunFolder(SaveConfigCallback):
         super().setup(trainer, pl_module, stage)
 
 
-def fit_summary(trainer: Trainer, tested: dict[str, float] | None = None) -> str:
-    """Where a fit went: best metric, the test split's at the best checkpoint, checkpoints, logs, how to look."""
+def fit_summary(trainer: Trainer) -> str:
+    """Where a fit went: best metric, checkpoints, logs, how to look."""
     if trainer.fast_dev_run:
         return "\nfast_dev_run finished: the code path works. Nothing was logged or saved."
     lines = ["", "Fit finished."]
     ckpt = trainer.checkpoint_callback
     if ckpt is not None and ckpt.best_model_score is not None:
         lines.append(f"  best {ckpt.monitor}: {ckpt.best_model_score.item():.4f}")
-    if tested:
-        shown = ", ".join(f"{name} {value:.4f}" for name, value in tested.items() if not name.endswith("/loss"))
-        lines.append(f"  test, at the best checkpoint: {shown}")
     if ckpt is not None:
         lines.append(f"  best checkpoint: {ckpt.best_model_path or '(none)'}")
         lines.append(f"  last checkpoint: {ckpt.last_model_path or '(none)'}")
@@ -163,6 +167,14 @@ def fit_summary(trainer: Trainer, tested: dict[str, float] | None = None) -> str
         lines.append(f"  logs and config: {trainer.log_dir}")
         lines.append(f"  TensorBoard:     tensorboard --logdir {trainer.log_dir}")
     return "\n".join(lines)
+
+
+def with_test_metrics(summary: str, tested: dict[str, float]) -> str:
+    """The fit summary with the test split's metrics at the best checkpoint, after the best validation value."""
+    shown = ", ".join(f"{name} {value:.4f}" for name, value in tested.items() if not name.endswith("/loss"))
+    lines = summary.split("\n")
+    at = next((i + 1 for i, line in enumerate(lines) if line.startswith("  best ") and ":" in line), 2)
+    return "\n".join([*lines[:at], f"  test, at the best checkpoint: {shown}", *lines[at:]])
 
 
 def use_tqdm_progress_bar(trainer: Any) -> None:

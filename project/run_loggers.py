@@ -1,6 +1,7 @@
 """Several loggers for one run (`trainer.logger` as a list, stacked with `configs/loggers/*.yaml`): the first
 names the run folder, the others write into it, and a logger stacked twice is kept once."""
 
+import importlib
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,29 @@ def first_logger(logger: Any) -> Any:
     if isinstance(logger, list):
         return logger[0] if logger else None
     return logger
+
+
+def as_list(logger: Any) -> list[Any]:
+    """`trainer.logger` as a list: none, one, or the stacked ones."""
+    if logger is None or logger is False or logger is True:
+        return []
+    return list(logger) if isinstance(logger, list) else [logger]
+
+
+def check_loggers(trainer: Any) -> None:
+    """Run each logger class's `check_config(init_args)` before any is built: its errors reach the user as they
+    are (raised inside a logger's __init__, jsonargparse would fold them into a type error for the whole list)."""
+    for logger in as_list(trainer.get("logger")):
+        class_path, init_args = getattr(logger, "class_path", None), getattr(logger, "init_args", None)
+        if not isinstance(class_path, str) or "." not in class_path:
+            continue
+        module, name = class_path.rsplit(".", 1)
+        try:
+            check = getattr(getattr(importlib.import_module(module), name), "check_config", None)
+        except (ImportError, AttributeError):
+            continue  # jsonargparse names a bad class path itself
+        if check is not None:
+            check(init_args)
 
 
 def runs_root(trainer: Any, fallback: str) -> Path:

@@ -19,6 +19,7 @@ import pytest
         pytest.param("benchmarks.compile", marks=pytest.mark.slow),
         pytest.param("benchmarks.switches", marks=pytest.mark.slow),
         pytest.param("benchmarks.callback_costs", marks=pytest.mark.slow),
+        pytest.param("benchmarks.tracker_costs", marks=pytest.mark.slow),
         pytest.param("benchmarks.ablation", marks=pytest.mark.slow),
     ],
 )

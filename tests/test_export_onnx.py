@@ -15,13 +15,13 @@ from project.cli import build
 from project.errors import ConfigError
 from project.export import main as export_main
 from project.onnx_export import ExportMismatch, export_onnx, named_inputs, rebuild
-from project.registry import CONFIG_DIR, MODELS
+from project.registry import MODELS
 from tests.conftest import SMALL, TINY
 
 # Each model's runs (its SMALL data) and, for the comparison, a DataModule whose validation batches differ in
 # size from those the file was traced on.
 RUNS = {name: [name, *SMALL[name]] for name in MODELS}
-RUNS["gcn_node"] = ["gcn", f"--config={CONFIG_DIR / 'gcn_node.yaml'}"]  # part: gcn
+RUNS["gcn_node"] = ["gcn", f"--config={MODELS['gcn'].path.with_name('gcn_node.yaml')}"]  # part: gcn
 OTHER_SIZES = {
     "cnn": ["--data.batch_size=3"],  # part: cnn
     "cnn_multilabel": ["--data.batch_size=3"],  # part: cnn, multilabel
@@ -91,7 +91,8 @@ def test_a_difference_beyond_the_tolerance_fails_the_export_with_exit_status_1(c
     assert ": match" in capsys.readouterr().out
 
 
-def test_a_gat_network_cannot_be_exported_and_says_why():  # part: gcn
+# part: gcn
+def test_a_gat_network_cannot_be_exported_and_says_why():
     model = build("gcn", *TINY, *SMALL["gcn"], "--model.net.conv=gat").model
     with pytest.raises(ConfigError, match="GATConv .* torch.export cannot trace"):
         model.exportable_net()

@@ -26,34 +26,67 @@ class GracefulStop(L.Callback):
     wherever it lands. Here the handler only sets a flag. At the end of every training step the
     processes agree on it (one one-number all-reduce under DDP; nothing in a single process), so all
     of them save at the same step and no collective ever runs inside a signal handler. The checkpoint
-    is taken where a step checkpoint is, so `--ckpt_path last` continues exactly. A second Ctrl-C
-    interrupts at once.
+    is taken where a step checkpoint is (at an epoch's last step: at the epoch's end, after its
+    validation), so `--ckpt_path last` continues exactly. A second Ctrl-C interrupts at once.
     """
 
     def __init__(self) -> None:
         self._requested = 0
+        self._exit_code: int | None = None  # set once the processes agree to stop
+        self._saved = False
+        self._signal: signal.Signals | None = None  # the one the processes agreed on
         self._previous: dict[int, Any] = {}
 
     def on_train_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
-        self._requested = 0
+        self._requested, self._exit_code, self._saved = 0, None, False
         # Replaces Lightning's SIGTERM handler for the training loop; the Trainer restores its own at teardown.
         self._previous = {signum: signal.signal(signum, self._request) for signum in EXIT_CODES}
 
     def on_train_batch_end(self, trainer: L.Trainer, *args: Any) -> None:
         requested = self._agreed(trainer)
-        if not requested:
+        if not requested or self._exit_code is not None:
             return
+        self._signal = signal.Signals(requested)
+        self._exit_code = EXIT_CODES[self._signal]
+        if trainer.is_last_batch:
+            return  # saved at the epoch's end (below): Lightning would resume a save here past the validation
+        self._save(trainer)
+
+    # Lightning logs a step's metrics after on_train_batch_end: the run exits at the next hook of the loop,
+    # so no logger misses the step the save was at (the resumed run starts after it).
+    def on_train_batch_start(self, trainer: L.Trainer, *args: Any) -> None:
+        self._exit_if_saved()
+
+    def on_validation_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        self._exit_if_saved()  # a mid-epoch validation (val_check_interval): the resumed run skips it too
+
+    def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        # The stop came at the epoch's last batch: save at the epoch's end, after its validation and the
+        # callbacks that react to it (checkpoints by metric, early stopping), so the resumed run starts the
+        # next epoch with this one done.
+        if self._exit_code is not None and not self._saved:
+            self._save(trainer)
+
+    def on_train_epoch_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        self._exit_if_saved()  # after the module logged the epoch's training metrics
+
+    def _save(self, trainer: L.Trainer) -> None:
         ckpt = trainer.checkpoint_callback
         folder = Path(ckpt.dirpath) if ckpt is not None and ckpt.dirpath else Path(trainer.default_root_dir)
         path = folder / "last.ckpt"
         trainer.save_checkpoint(path)
-        name = signal.Signals(requested).name
+        self._saved = True
+        name = self._signal.name if self._signal is not None else "a signal"
         if trainer.is_global_zero:
             log.warning(f"{name}: saved {path} at step {trainer.global_step}; resume with --ckpt_path last")
-        raise StoppedBySignal(EXIT_CODES[signal.Signals(requested)])
+
+    def _exit_if_saved(self) -> None:
+        if self._saved and self._exit_code is not None:
+            raise StoppedBySignal(self._exit_code)
 
     def on_train_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         self._restore()
+        self._exit_if_saved()  # the stop came at the run's last step: it is complete, but say how it ended
 
     def on_exception(self, trainer: L.Trainer, pl_module: L.LightningModule, exception: BaseException) -> None:
         self._restore()

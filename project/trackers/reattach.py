@@ -1,0 +1,32 @@
+"""A resumed fit continues its tracker runs: each tracker's run id goes into every checkpoint, and a fit
+started from a checkpoint hands it back to the same logger before the logger exists."""
+
+from typing import Any
+
+from project.run_loggers import as_list
+
+CHECKPOINT_KEY = "tracker_runs"  # {logger class path: {init argument: value}}
+
+
+def saved_runs(loggers: list[Any]) -> dict[str, dict[str, str]]:
+    """What each tracker that can continue a run needs for it (`resume_key`, `resume_value`)."""
+    runs = {}
+    for logger in loggers:
+        key, value = getattr(logger, "resume_key", None), getattr(logger, "resume_value", None)
+        if key and value:
+            runs[f"{type(logger).__module__}.{type(logger).__qualname__}"] = {key: str(value)}
+    return runs
+
+
+def reattach(trainer: Any, checkpoint: dict[str, Any]) -> list[str]:
+    """Set the saved run ids on the parsed `trainer` config's loggers of the same class, unless the command
+    line gave one; returns what was set, as `class: key=value`."""
+    saved = checkpoint.get(CHECKPOINT_KEY) or {}
+    done = []
+    for logger in as_list(trainer.get("logger")):
+        init_args = getattr(logger, "init_args", None)
+        for key, value in saved.get(getattr(logger, "class_path", ""), {}).items():
+            if init_args is not None and init_args.get(key) is None:
+                init_args[key] = value
+                done.append(f"{logger.class_path.rsplit('.', 1)[-1]}: {key}={value}")
+    return done
