@@ -93,9 +93,10 @@ def export_onnx(
             output_names=["output", *predictor.keys],
             dynamic_shapes=(tuple(model.onnx_inputs[name] for name in names),),  # forward(*inputs): one tuple
             dynamo=True,
+            external_data=False,  # one file, weights inside (ONNX's limit for that: 2 GB)
             verbose=False,
         )
-    describe(out, model, datamodule, checkpoint, time.perf_counter() - started)
+    describe(out, model, datamodule, names, checkpoint, time.perf_counter() - started)
     # Against the checkpoint's network as it was trained (packed, say), not the traced copy.
     verdict = compare(out, Predictor(model.net, model.task, keys).eval(), model, batches, atol, rtol)
     if not verdict.matches:
@@ -159,6 +160,7 @@ def compare(out: Path, predictor: Predictor, model: Any, batches: list[Any], ato
 
     session = onnxruntime.InferenceSession(str(out), providers=["CPUExecutionProvider"])
     worst, matches, rows = 0.0, True, []
+    axis = next(iter(model.onnx_inputs.values()))[0]  # what the first input's length counts: batch, nodes
     for batch in batches:
         names, inputs = named_inputs(model, batch)
         with torch.no_grad():
@@ -166,15 +168,15 @@ def compare(out: Path, predictor: Predictor, model: Any, batches: list[Any], ato
         got = session.run(None, {name: t.numpy() for name, t in inputs.items()})
         for want, have in zip(expected, got, strict=True):
             if want.shape != have.shape:
-                return Verdict([*rows, len(inputs[names[0]])], "batch", float("inf"), atol, rtol, False)
+                return Verdict([*rows, len(inputs[names[0]])], axis, float("inf"), atol, rtol, False)
             gap = np.abs(have.astype(np.float64) - want.astype(np.float64))
             worst = max(worst, float(gap.max(initial=0.0)))
             matches &= bool((gap <= atol + rtol * np.abs(want)).all())
         rows.append(len(inputs[names[0]]))
-    return Verdict(rows, next(iter(model.onnx_inputs.values()))[0], worst, atol, rtol, matches)
+    return Verdict(rows, axis, worst, atol, rtol, matches)
 
 
-def describe(out: Path, model: Any, datamodule: Any, checkpoint: Path, seconds: float) -> None:
+def describe(out: Path, model: Any, datamodule: Any, names: list[str], checkpoint: Path, seconds: float) -> None:
     """What the receiver needs beside the graph, in the file's metadata: the label names, the vocabulary, the
     hyperparameters. (Readable with `onnx.load(path).metadata_props`.)"""
     import onnx
@@ -186,7 +188,7 @@ def describe(out: Path, model: Any, datamodule: Any, checkpoint: Path, seconds: 
     metadata = {
         "source": checkpoint.name,
         "task": model.task.name,
-        "inputs": json.dumps({name: model.onnx_inputs[name] for name in model.onnx_inputs}),
+        "inputs": json.dumps({name: model.onnx_inputs[name] for name in names}),
         "output_names": json.dumps(getattr(datamodule, "output_names", None)),
         "hyper_parameters": json.dumps(dict(model.hparams), default=str),
     }

@@ -39,8 +39,10 @@ def storage_of(tmp_path, name: str) -> str:
     return f"sqlite:///{tmp_path / 'sweeps' / f'{name}.db'}"
 
 
-@pytest.mark.parametrize("model", FAMILIES)
-def test_each_shipped_sweep_ends_with_a_table_plots_and_a_best_config_that_reproduces_it(tmp_path, model):
+# One family's shipped sweep end to end (the shared driver); every family's sweep file is checked against its
+# model in test_sweep_checks.py. (Each further family ran 17-22 s here.)
+@pytest.mark.parametrize("model", FAMILIES[:1])
+def test_a_shipped_sweep_ends_with_a_table_plots_and_a_best_config_that_reproduces_it(tmp_path, model):
     spec = load_spec(CONFIG_DIR / "sweeps" / f"{model}.yaml")  # the family's own sweep file, on a reduced budget
     searched = {canonical(p.key) for p in spec.params}
     small = [a for a in SMALL[model] if canonical(a.split("=", 1)[0].removeprefix("--")) not in searched]

@@ -1,6 +1,7 @@
 """MLflow and W&B (configs/loggers/), read back through their own records: a killed and resumed run continues
 the same tracker runs with each step once; an unreachable tracking URI stops the fit before it starts."""
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from project.cli import build
 from project.errors import ConfigError, user_error
 from project.registry import CONFIG_DIR
 from project.trackers.wandb_run import STEP_KEY, WandbLogger, history
-from tests.conftest import FAMILIES, SMALL, TINY
+from tests.conftest import FAMILIES, ROOT, SMALL, TINY
 from tests.processes import ENV, fit, fit_command, signal_at
 
 MODEL = FAMILIES[0]
@@ -144,3 +145,11 @@ def test_a_missing_tracker_fails_before_the_fit_with_the_pip_command(monkeypatch
         build(MODEL, *TINY, *SMALL[MODEL], config)
     error = user_error(failed.value)
     assert isinstance(error, extras.MissingExtra) and f"{module} is not installed: pip install {package}" in str(error)
+
+
+def test_each_extras_pip_command_installs_what_pyproject_lists_for_it():
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    for extra, packages in extras.EXTRAS.items():
+        line = re.search(rf"^{extra} = \[(.*)\]", pyproject, re.M)
+        assert line, f"pyproject.toml lists no '{extra}' extra"
+        assert [re.split(r"[<>=\[]", p.strip(' "'))[0] for p in line.group(1).split(",")] == list(packages), extra
