@@ -3,6 +3,7 @@ the same tracker runs with each step once; an unreachable tracking URI stops the
 
 import re
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -114,6 +115,9 @@ def test_a_continued_wandb_run_skips_the_steps_its_earlier_folders_hold(tmp_path
     for step in (1, 3, 5):
         first.log_metrics({"train/loss": 1.0 / step}, step=step)
     first.experiment.finish()
+    # W&B names an offline folder by the second it starts and the run id: two starts within one second
+    # would share a folder. (A resumed run starts seconds to days after the run it continues.)
+    time.sleep(1.1)
     again = WandbLogger(name=MODEL, version=0, save_dir=str(tmp_path), id=first.resume_value)
     for step in (3, 5, 7):  # 3 and 5 again, as after a resume from a checkpoint at step 2
         again.log_metrics({"train/loss": 1.0 / step}, step=step)

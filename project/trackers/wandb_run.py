@@ -81,7 +81,8 @@ class WandbLogger(LightningWandbLogger):
 def logged_steps(wandb_dir: Path, run_id: str) -> dict[str, int]:
     """Per metric, the last `trainer/global_step` the offline folders of run `run_id` under `wandb_dir` hold."""
     last: dict[str, int] = {}
-    for run_file in sorted(wandb_dir.glob(f"offline-run-*-{run_id}/run-{run_id}.wandb")):
+    # offline-run-<second>-<id>/, or offline-run-<second>-<id>-1/ where two starts fell in one second
+    for run_file in sorted(wandb_dir.glob(f"offline-run-*/run-{run_id}.wandb")):
         for row in history(run_file):
             if STEP_KEY in row:
                 for key in row:
