@@ -115,10 +115,10 @@ class ProjectCLI(CheckpointCheckingCLI):
             super().instantiate_classes()
 
     def after_fit(self) -> None:
-        # Before the test: Trainer.test's restore of the best checkpoint clears the callback's last_model_path.
-        summary = fit_summary(self.trainer)  # on every rank: trainer.log_dir is a collective under DDP
-        if self.config.get(self.subcommand, {}).get("test_after_fit") and (tested := self._test_best()):
-            summary = with_test_metrics(summary, tested)
+        ckpt = self.trainer.checkpoint_callback
+        last = ckpt.last_model_path if ckpt is not None else None  # Trainer.test's restore of the best clears it
+        tested = self._test_best() if self.config.get(self.subcommand, {}).get("test_after_fit") else None
+        summary = fit_summary(self.trainer, tested, last)  # on every rank: trainer.log_dir is a collective under DDP
         if self.trainer.is_global_zero:
             print(summary)
 
@@ -150,31 +150,27 @@ class SaveConfigToRunFolder(SaveConfigCallback):
         super().setup(trainer, pl_module, stage)
 
 
-def fit_summary(trainer: Trainer) -> str:
-    """Where a fit went: best metric, checkpoints, logs, how to look."""
+def fit_summary(trainer: Trainer, tested: dict[str, float] | None = None, last: str | None = None) -> str:
+    """Where a fit went: best metric, the test split's at the best checkpoint, checkpoints (`last`: the last
+    checkpoint's path, where a test after the fit cleared the callback's), logs, how to look."""
     if trainer.fast_dev_run:
         return "\nfast_dev_run finished: the code path works. Nothing was logged or saved."
     lines = ["", "Fit finished."]
     ckpt = trainer.checkpoint_callback
     if ckpt is not None and ckpt.best_model_score is not None:
         lines.append(f"  best {ckpt.monitor}: {ckpt.best_model_score.item():.4f}")
+    if tested:
+        shown = ", ".join(f"{name} {value:.4f}" for name, value in tested.items() if not name.endswith("/loss"))
+        lines.append(f"  test, at the best checkpoint: {shown}")
     if ckpt is not None:
         lines.append(f"  best checkpoint: {ckpt.best_model_path or '(none)'}")
-        lines.append(f"  last checkpoint: {ckpt.last_model_path or '(none)'}")
+        lines.append(f"  last checkpoint: {(last if last is not None else ckpt.last_model_path) or '(none)'}")
     if stopped := stop_summary(trainer):
         lines.append(stopped)
     if trainer.log_dir:
         lines.append(f"  logs and config: {trainer.log_dir}")
         lines.append(f"  TensorBoard:     tensorboard --logdir {trainer.log_dir}")
     return "\n".join(lines)
-
-
-def with_test_metrics(summary: str, tested: dict[str, float]) -> str:
-    """The fit summary with the test split's metrics at the best checkpoint, after the best validation value."""
-    shown = ", ".join(f"{name} {value:.4f}" for name, value in tested.items() if not name.endswith("/loss"))
-    lines = summary.split("\n")
-    at = next((i + 1 for i, line in enumerate(lines) if line.startswith("  best ") and ":" in line), 2)
-    return "\n".join([*lines[:at], f"  test, at the best checkpoint: {shown}", *lines[at:]])
 
 
 def use_tqdm_progress_bar(trainer: Any) -> None:

@@ -133,11 +133,14 @@ def rebuild(checkpoint: Path, config: str | Path | None, overrides: list[str]) -
 def validation_batches(model: Any, datamodule: Any) -> list[Any]:
     """The first and the last validation batch: two sizes (the last is usually smaller), two lengths."""
     datamodule.setup("validate")
-    loader = datamodule.val_dataloader()
-    batches = [batch for _, batch in zip(range(64), loader, strict=False)]
-    if not batches:
+    first = last = None
+    for count, batch in enumerate(datamodule.val_dataloader()):
+        first, last = (batch if count == 0 else first), batch
+        if count == 63:
+            break
+    if first is None:
         raise ConfigError("the validation split is empty: there is nothing to check the export on")
-    return [batches[0], batches[-1]] if len(batches) > 1 else batches
+    return [first, last] if last is not first else [first]
 
 
 def named_inputs(model: Any, batch: Any) -> tuple[list[str], dict[str, torch.Tensor]]:

@@ -32,22 +32,20 @@ class GracefulStop(L.Callback):
 
     def __init__(self) -> None:
         self._requested = 0
-        self._exit_code: int | None = None  # set once the processes agree to stop
+        self._signal: signal.Signals | None = None  # the one the processes agreed to stop on
         self._saved = False
-        self._signal: signal.Signals | None = None  # the one the processes agreed on
         self._previous: dict[int, Any] = {}
 
     def on_train_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
-        self._requested, self._exit_code, self._saved = 0, None, False
+        self._requested, self._signal, self._saved = 0, None, False
         # Replaces Lightning's SIGTERM handler for the training loop; the Trainer restores its own at teardown.
         self._previous = {signum: signal.signal(signum, self._request) for signum in EXIT_CODES}
 
     def on_train_batch_end(self, trainer: L.Trainer, *args: Any) -> None:
         requested = self._agreed(trainer)
-        if not requested or self._exit_code is not None:
+        if not requested or self._signal is not None:
             return
         self._signal = signal.Signals(requested)
-        self._exit_code = EXIT_CODES[self._signal]
         if trainer.is_last_batch:
             return  # saved at the epoch's end (below): Lightning would resume a save here past the validation
         self._save(trainer)
@@ -64,7 +62,7 @@ class GracefulStop(L.Callback):
         # The stop came at the epoch's last batch: save at the epoch's end, after its validation and the
         # callbacks that react to it (checkpoints by metric, early stopping), so the resumed run starts the
         # next epoch with this one done.
-        if self._exit_code is not None and not self._saved:
+        if self._signal is not None and not self._saved:
             self._save(trainer)
 
     def on_train_epoch_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
@@ -76,13 +74,14 @@ class GracefulStop(L.Callback):
         path = folder / "last.ckpt"
         trainer.save_checkpoint(path)
         self._saved = True
-        name = self._signal.name if self._signal is not None else "a signal"
         if trainer.is_global_zero:
-            log.warning(f"{name}: saved {path} at step {trainer.global_step}; resume with --ckpt_path last")
+            log.warning(
+                f"{self._signal.name}: saved {path} at step {trainer.global_step}; resume with --ckpt_path last"
+            )
 
     def _exit_if_saved(self) -> None:
-        if self._saved and self._exit_code is not None:
-            raise StoppedBySignal(self._exit_code)
+        if self._saved:
+            raise StoppedBySignal(EXIT_CODES[self._signal])
 
     def on_train_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         self._restore()

@@ -12,6 +12,7 @@ from lightning.pytorch.utilities import rank_zero_only
 
 from project.errors import ConfigError
 from project.extras import require
+from project.trackers.reattach import run_name, unlogged
 
 REACH_TIMEOUT_S = 5.0
 
@@ -50,11 +51,10 @@ class MLFlowLogger(LightningMLFlowLogger):
     ) -> None:
         require("mlflow", extra="mlflow")
         tracking_uri = store_uri(tracking_uri, save_dir)
-        run_name = version if isinstance(version, str) else f"version_{version}" if version is not None else None
-        folder = str(Path(save_dir) / (name or "") / (run_name or ""))
+        folder = str(Path(save_dir) / (name or "") / (run_name(version) or ""))
         super().__init__(
             experiment_name=name or "lightning_logs",
-            run_name=run_name,
+            run_name=run_name(version),
             tracking_uri=tracking_uri,
             tags={"run_folder": folder, **(tags or {})},
             log_model=log_model,
@@ -94,13 +94,10 @@ class MLFlowLogger(LightningMLFlowLogger):
         if self._continued is not None:
             self.experiment  # noqa: B018 (reads the steps the run has)
             logged = self._logged_until or {}
-            metrics = {k: v for k, v in metrics.items() if (step or 0) > logged.get(self._prefixed(k), -1)}
+            metrics = unlogged(metrics, step or 0, logged, self._metric_prefix, self.LOGGER_JOIN_CHAR)
             if not metrics:
                 return
         super().log_metrics(metrics, step)
-
-    def _prefixed(self, key: str) -> str:
-        return f"{self._metric_prefix}{self.LOGGER_JOIN_CHAR}{key}" if self._metric_prefix else key
 
 
 def store_uri(tracking_uri: str | None, save_dir: str) -> str:

@@ -18,6 +18,17 @@ def saved_runs(loggers: list[Any]) -> dict[str, dict[str, str]]:
     return runs
 
 
+def run_name(version: int | str | None) -> str | None:
+    """A tracker run's name from the first logger's version: `version_3`, or a named version as it is."""
+    return version if isinstance(version, str) else f"version_{version}" if version is not None else None
+
+
+def unlogged(metrics: dict[str, Any], step: int, logged: dict[str, int], prefix: str, join: str) -> dict[str, Any]:
+    """The metrics of `step` that a continued tracker run does not hold yet: `logged` is each metric's last
+    step in the run, keyed as the tracker stores it (with the logger's prefix)."""
+    return {k: v for k, v in metrics.items() if step > logged.get(f"{prefix}{join}{k}" if prefix else k, -1)}
+
+
 def reattach(trainer: Any, checkpoint: dict[str, Any]) -> list[str]:
     """Set the saved run ids on the parsed `trainer` config's loggers of the same class, unless the command
     line gave one; returns what was set, as `class: key=value`."""

@@ -11,6 +11,7 @@ from lightning.pytorch.loggers import WandbLogger as LightningWandbLogger
 from lightning.pytorch.utilities import rank_zero_only
 
 from project.extras import require
+from project.trackers.reattach import run_name, unlogged
 
 STEP_KEY = "trainer/global_step"  # Lightning logs the step as this metric, W&B's x-axis for every other one
 
@@ -43,14 +44,13 @@ class WandbLogger(LightningWandbLogger):
         **kwargs: Any,
     ) -> None:
         require("wandb", extra="wandb")
-        run_name = version if isinstance(version, str) else f"version_{version}" if version is not None else None
-        folder = Path(save_dir) / (name or "lightning_logs") / (run_name or "")
+        folder = Path(save_dir) / (name or "lightning_logs") / (run_name(version) or "")
         self._earlier = logged_steps(folder / "wandb", id) if id is not None else {}
         folder.mkdir(parents=True, exist_ok=True)
         self._metric_prefix = prefix
         super().__init__(
             prefix=prefix,
-            name=run_name,
+            name=run_name(version),
             save_dir=str(folder),
             id=id or uuid.uuid4().hex[:8],  # W&B's form: 8 of [0-9a-z]
             offline=offline,
@@ -69,13 +69,10 @@ class WandbLogger(LightningWandbLogger):
     @rank_zero_only
     def log_metrics(self, metrics: Any, step: int | None = None) -> None:
         if self._earlier and step is not None:
-            metrics = {k: v for k, v in metrics.items() if step > self._earlier.get(self._prefixed(k), -1)}
+            metrics = unlogged(metrics, step, self._earlier, self._metric_prefix, self.LOGGER_JOIN_CHAR)
             if not metrics:
                 return
         super().log_metrics(metrics, step)
-
-    def _prefixed(self, key: str) -> str:
-        return f"{self._metric_prefix}{self.LOGGER_JOIN_CHAR}{key}" if self._metric_prefix else key
 
 
 def logged_steps(wandb_dir: Path, run_id: str) -> dict[str, int]:
