@@ -4,6 +4,9 @@ TORCH_INDEX ?=  # e.g. https://download.pytorch.org/whl/cpu where the default wh
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Test processes side by side, one per CPU, each on one thread (tests/conftest.py); `make test JOBS=1` runs one.
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+PYTEST := $(BIN)/python -m pytest -q -n $(JOBS) --dist loadscope
 
 .PHONY: setup train test test-fast lint format clean
 
@@ -20,10 +23,10 @@ train: $(STAMP)
 	$(BIN)/python -m project.fit --model cnn
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(PYTEST)
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(PYTEST) -m "not slow"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

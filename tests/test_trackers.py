@@ -1,12 +1,14 @@
-"""MLflow and W&B (configs/loggers/), read back through their own records: a killed and resumed run continues
-the same tracker runs with each step once; an unreachable tracking URI stops the fit before it starts."""
+"""CSV, MLflow and W&B (configs/loggers/), read back through their own records: a killed and resumed run
+continues the same tracker runs with each step once; an unreachable tracking URI stops the fit before it starts."""
 
+import csv
 import re
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
+import wandb
 import yaml
 from mlflow.tracking import MlflowClient
 
@@ -52,31 +54,67 @@ def steps_by_metric(rows: list[dict]) -> dict[str, list[int]]:
     return steps
 
 
+def csv_rows(cwd: Path) -> list[dict[str, str]]:
+    with open(cwd / "logs" / MODEL / "version_0" / "metrics.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def csv_logged(rows: list[dict[str, str]]) -> list[tuple[int, list[str]]]:
+    """Each row's step and the metrics it holds."""
+    return sorted((int(r["step"]), sorted(k for k, v in r.items() if v)) for r in rows)
+
+
+def csv_comparable(row: dict[str, str], cut: str) -> dict[str, str]:
+    """A row less the epoch-level training metrics of the epoch `cut`."""
+    aggregates = row["epoch"] == cut and row.get("train/acc")
+    return {k: v for k, v in row.items() if not (aggregates and k.startswith("train/"))}
+
+
+@pytest.fixture(scope="module")
+def csv_every_step(tmp_path_factory) -> str:
+    """configs/loggers/csv.yaml, its rows on disk at every step (before the kill)."""
+    config = yaml.safe_load((CONFIG_DIR / "loggers" / "csv.yaml").read_text())
+    config["trainer"]["logger+"][0]["init_args"]["flush_logs_every_n_steps"] = 1
+    path = tmp_path_factory.mktemp("configs") / "csv_every_step.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return f"--config={path}"
+
+
 ARGS = ["--trainer.max_epochs=3", "--trainer.log_every_n_steps=2", MLFLOW, WANDB, MLFLOW,  # mlflow twice: once
         "--early_stopping.stopping_threshold=null", "--data.num_train=512"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory) -> Path:
-    """An uninterrupted run with both trackers stacked."""
+def reference(tmp_path_factory, csv_every_step) -> Path:
+    """An uninterrupted run with the three trackers stacked."""
     cwd = tmp_path_factory.mktemp("reference")
-    fit(MODEL, cwd, *ARGS)
+    fit(MODEL, cwd, *ARGS, csv_every_step)
     return cwd
 
 
-def stopped_and_resumed(cwd: Path, signal: str, code: int, step: int) -> None:
+def stopped_and_resumed(cwd: Path, signal: str, code: int, step: int, *args: str) -> None:
     """The run stopped by `signal` at the end of `step` (last.ckpt every 4 steps), then `--ckpt_path last`."""
-    stopped = fit_command(MODEL, cwd, *ARGS, signal_at(cwd, step, signal), every=4)
+    stopped = fit_command(MODEL, cwd, *ARGS, *args, signal_at(cwd, step, signal), every=4)
     assert subprocess.run(stopped, cwd=cwd, env=ENV, capture_output=True, timeout=240).returncode == code
     if signal == "SIGKILL":
         client, cut = mlflow_runs(cwd)
         assert max(step for step, _ in mlflow_points(client, cut[0])["train/loss"]) > 12  # past last.ckpt at 12
-    fit(MODEL, cwd, *ARGS, "--ckpt_path=last")
+        # CSV rows past the checkpoint, which the resumed run logs again
+        assert max(int(r["step"]) for r in csv_rows(cwd)) >= 12
+    fit(MODEL, cwd, *ARGS, *args, "--ckpt_path=last")
 
 
 @pytest.mark.slow
-def test_a_killed_and_resumed_run_continues_its_mlflow_run_with_each_step_once(tmp_path, reference):
-    stopped_and_resumed(tmp_path, "SIGKILL", -9, step=15)
+def test_a_killed_and_resumed_run_continues_its_mlflow_run_and_csv_with_each_step_once(
+    tmp_path, reference, csv_every_step
+):
+    stopped_and_resumed(tmp_path, "SIGKILL", -9, 15, csv_every_step)
+    # The CSV: every step and metric once, none twice, none missing; every value equal, but the epoch-level
+    # training metrics of the epoch the kill cut (epoch 1, steps 8-15): their torchmetrics state is not in
+    # the checkpoint, so they count the batches after the resume only.
+    resumed_rows, whole_rows = csv_rows(tmp_path), csv_rows(reference)
+    assert csv_logged(resumed_rows) == csv_logged(whole_rows)
+    assert [csv_comparable(r, cut="1") for r in resumed_rows] == [csv_comparable(r, cut="1") for r in whole_rows]
     # One run, FINISHED, every metric at the steps of the uninterrupted run, each once, with the same values
     # (but the epoch-level training metrics of the epoch the kill cut: their state is not in the checkpoint).
     client, runs = mlflow_runs(tmp_path)
@@ -115,6 +153,7 @@ def test_a_continued_wandb_run_skips_the_steps_its_earlier_folders_hold(tmp_path
     for step in (1, 3, 5):
         first.log_metrics({"train/loss": 1.0 / step}, step=step)
     first.experiment.finish()
+    wandb.teardown()  # its service out of the way: the run file written whole, as when a resumed fit starts
     # W&B names an offline folder by the second it starts and the run id: two starts within one second
     # would share a folder. (A resumed run starts seconds to days after the run it continues.)
     time.sleep(1.1)
@@ -122,6 +161,7 @@ def test_a_continued_wandb_run_skips_the_steps_its_earlier_folders_hold(tmp_path
     for step in (3, 5, 7):  # 3 and 5 again, as after a resume from a checkpoint at step 2
         again.log_metrics({"train/loss": 1.0 / step}, step=step)
     again.experiment.finish()
+    wandb.teardown()  # finish() can return before the service has written the last rows (seen on a busy CPU)
     folder = tmp_path / MODEL / "version_0" / "wandb"
     rows = [row for run in sorted(folder.glob("offline-run-*")) for row in history(next(run.glob("*.wandb")))]
     assert [(r[STEP_KEY], r["train/loss"]) for r in rows if "train/loss" in r] == [(s, 1.0 / s) for s in (1, 3, 5, 7)]
