@@ -97,7 +97,7 @@ def export_onnx(
             verbose=False,
         )
     describe(out, model, datamodule, names, checkpoint, time.perf_counter() - started)
-    # Against the checkpoint's network as it was trained (packed, say), not the traced copy.
+    # Against the checkpoint's network as it runs in PyTorch, not the traced copy.
     verdict = compare(out, Predictor(model.net, model.task, keys).eval(), model, batches, atol, rtol)
     if not verdict.matches:
         raise ExportMismatch(f"{verdict}. {out} is kept for inspection; do not ship it.")

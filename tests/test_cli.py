@@ -120,6 +120,16 @@ def test_the_fit_summary_says_where_and_why_the_fit_stopped(tmp_path):
     assert "stopped early after epoch 2 of 6: val/acc had not improved for 1 validations" in fit_summary(cli.trainer)
 
 
+def test_a_fit_stopped_at_its_first_epoch_says_so():
+    from project.cli import build, fit_summary
+
+    family = FAMILIES[0]
+    cli = build(family, *TINY, *SMALL[family], "--trainer.max_epochs=3", "--early_stopping.stopping_threshold=0")
+    cli.trainer.fit(cli.model, datamodule=cli.datamodule)
+    assert cli.trainer.current_epoch == 1
+    assert "stopped early after epoch 1: Stopping threshold reached" in fit_summary(cli.trainer)
+
+
 def test_a_run_without_an_epoch_limit_does_not_claim_it_ran_all_epochs():
     from project.cli import build, fit_summary
 

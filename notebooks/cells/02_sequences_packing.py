@@ -94,9 +94,10 @@ plt.show()
 #
 # Packing skips the padding's arithmetic but runs the LSTM step by step over a shrinking batch; padded
 # hands the whole block to one LSTM call. Padded was the faster here on the CPU and, measured on an
-# H200 with cuDNN, on the GPU too (1.0-5.7x; README, "Sequence modes"). This is why `sequence_mode: auto`
-# picks padded for a one-directional LSTM and packed for a bidirectional one (whose padded mode runs
-# each direction apart, the backward one reversed within each length: exact, but two calls per layer).
+# H200 with cuDNN, on the GPU too (1.0-5.7x, one-directional; benchmarks/README.md, "Sequence modes").
+# This is why `sequence_mode: auto` picks padded, but for a bidirectional LSTM on a GPU, where cuDNN fuses
+# both directions in one call and padded runs each apart (the backward one reversed within each length:
+# exact, but two calls per layer), unmeasured.
 
 # %%
 import time

@@ -58,7 +58,7 @@ class EarlyStop(EarlyStopping):
 def stop_summary(trainer: Trainer) -> str | None:
     """One line for the fit summary: where the fit stopped and why."""
     stoppers = [cb for cb in trainer.callbacks if isinstance(cb, EarlyStopping) and getattr(cb, "enabled", True)]
-    stopped = [cb for cb in stoppers if cb.stopped_epoch]
+    stopped = [cb for cb in stoppers if cb.stopping_reason != EarlyStoppingReason.NOT_STOPPED]  # epoch 0 counts
     if stopped:
         cb = stopped[0]
         if cb.stopping_reason != EarlyStoppingReason.PATIENCE_EXHAUSTED:

@@ -23,9 +23,11 @@ class LSTMEncoder(nn.Module):
       direction would start inside the padding, so a bidirectional LSTM runs each direction on its own,
       the backward one over each sequence reversed within its length (`padded_lstm`): two calls per layer
       instead of one fused kernel. Plain tensor operations: what ONNX export traces.
-    `auto` takes `padded` one-directional, else `packed`: packing saves arithmetic but runs step by step
-    over shrinking batches, and padded measured faster on the CPU and, against the common belief that
-    packing is what cuDNN wants, on a GPU too (benchmarks/sequence_modes.py).
+    `auto` takes `padded` wherever it measured faster (benchmarks/sequence_modes.py): one-directional on
+    any device (against the common belief that packing is what cuDNN wants), bidirectional on the CPU.
+    Packing saves arithmetic but runs step by step over shrinking batches. A bidirectional LSTM on a GPU
+    keeps `packed`: cuDNN's fused kernel for both directions, against padded's two calls per layer there,
+    is not measured yet.
     """
 
     def __init__(
@@ -53,18 +55,18 @@ class LSTMEncoder(nn.Module):
         self.out_dim = hidden_size * (2 if bidirectional else 1)
         self.attention = AttentionPool(self.out_dim) if readout == "attention" else None
 
-    @property
-    def mode(self) -> Literal["packed", "padded"]:
+    def mode(self, device: torch.device) -> Literal["packed", "padded"]:
+        """The mode a batch on `device` runs in."""
         if self.sequence_mode != "auto":
             return self.sequence_mode
-        return "packed" if self.bidirectional else "padded"
+        return "packed" if self.bidirectional and device.type != "cpu" else "padded"
 
     def forward(self, tokens: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         # A check on the values: torch.export cannot trace it, and an exported model (padded) takes length 0.
         if not torch.compiler.is_exporting() and lengths.min() < 1:
             raise DataError("every sequence needs at least one token: packing cannot take length 0")
         embedded = self.embedding(tokens)  # [batch, time, embedding_dim]
-        if self.mode == "packed":
+        if self.mode(tokens.device) == "packed":
             # lengths must live on the CPU even when the batch is on a GPU; Lightning moved them.
             packed = pack_padded_sequence(embedded, lengths.cpu(), batch_first=True, enforce_sorted=False)
             packed_out, (h_n, _) = self.lstm(packed)
