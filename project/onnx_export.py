@@ -7,6 +7,7 @@ edges) left free. It is traced by `torch.export` (torch's exporter, `dynamo=True
 is fixed at export: each model's `exportable_net()` refuses what would not export exactly.
 """
 
+import itertools
 import json
 import tempfile
 import time
@@ -134,10 +135,8 @@ def validation_batches(model: Any, datamodule: Any) -> list[Any]:
     """The first and the last validation batch: two sizes (the last is usually smaller), two lengths."""
     datamodule.setup("validate")
     first = last = None
-    for count, batch in enumerate(datamodule.val_dataloader()):
-        first, last = (batch if count == 0 else first), batch
-        if count == 63:
-            break
+    for batch in itertools.islice(datamodule.val_dataloader(), 64):  # the last of at most 64: bounded time
+        first, last = first if first is not None else batch, batch
     if first is None:
         raise ConfigError("the validation split is empty: there is nothing to check the export on")
     return [first, last] if last is not first else [first]

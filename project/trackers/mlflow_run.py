@@ -51,10 +51,11 @@ class MLFlowLogger(LightningMLFlowLogger):
     ) -> None:
         require("mlflow", extra="mlflow")
         tracking_uri = store_uri(tracking_uri, save_dir)
-        folder = str(Path(save_dir) / (name or "") / (run_name(version) or ""))
+        run = run_name(version)
+        folder = str(Path(save_dir) / (name or "") / (run or ""))
         super().__init__(
             experiment_name=name or "lightning_logs",
-            run_name=run_name(version),
+            run_name=run,
             tracking_uri=tracking_uri,
             tags={"run_folder": folder, **(tags or {})},
             log_model=log_model,

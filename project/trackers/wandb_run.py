@@ -44,13 +44,14 @@ class WandbLogger(LightningWandbLogger):
         **kwargs: Any,
     ) -> None:
         require("wandb", extra="wandb")
-        folder = Path(save_dir) / (name or "lightning_logs") / (run_name(version) or "")
+        run = run_name(version)
+        folder = Path(save_dir) / (name or "lightning_logs") / (run or "")
         self._earlier = logged_steps(folder / "wandb", id) if id is not None else {}
         folder.mkdir(parents=True, exist_ok=True)
         self._metric_prefix = prefix
         super().__init__(
             prefix=prefix,
-            name=run_name(version),
+            name=run,
             save_dir=str(folder),
             id=id or uuid.uuid4().hex[:8],  # W&B's form: 8 of [0-9a-z]
             offline=offline,
