@@ -11,7 +11,6 @@ Runs interleaved (parity.py's rounds); reported: the median epoch time (training
 first) and each variant over the defaults, paired within rounds.
 """
 
-import argparse
 import functools
 import os
 import statistics
@@ -27,13 +26,13 @@ from benchmarks.parity import (
     SIZES,
     EpochClock,
     device_args,
+    epoch_parser,
     interleaved,
     paired_ratio,
     silenced,
     steady_epoch,
 )
 from project.cli import build
-from project.registry import families
 
 
 def without(name: str) -> Callable[[L.Trainer, L.LightningModule], None]:
@@ -85,11 +84,7 @@ def seconds_per_epoch(family: str, variant: str, sizes: list[str], epochs: int, 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="tiny sizes, for the test suite")
-    parser.add_argument("--families", nargs="+", default=families())
-    parser.add_argument("--reps", type=int, default=4)
-    parser.add_argument("--epochs", type=int, default=5)
+    parser = epoch_parser(__doc__.splitlines()[0], reps=4, epochs=5)
     parser.add_argument("--accelerator", choices=["cpu", "gpu"], default="cpu")
     parser.add_argument("--bf16", action="store_true", help="bf16 mixed precision")
     args = parser.parse_args()

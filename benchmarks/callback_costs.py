@@ -11,7 +11,6 @@ image) counts in its epoch. A profile, not a ratio: noise cannot hide a cost her
 benchmarks/parity.py measures the total side by side.
 """
 
-import argparse
 import os
 import re
 import statistics
@@ -20,10 +19,9 @@ from collections import defaultdict
 
 from lightning.pytorch.profilers import PassThroughProfiler, SimpleProfiler
 
-from benchmarks.parity import QUICK, SIZES, silenced
+from benchmarks.parity import QUICK, SIZES, epoch_parser, silenced
 from benchmarks.switches import TrainClock
 from project.cli import build
-from project.registry import families
 
 
 class HookTimer(SimpleProfiler, PassThroughProfiler):
@@ -67,10 +65,7 @@ def _overridden_hooks(callback: object) -> set[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="tiny sizes, for the test suite")
-    parser.add_argument("--families", nargs="+", default=families())
-    parser.add_argument("--epochs", type=int, default=4)
+    parser = epoch_parser(__doc__.splitlines()[0], reps=None, epochs=4)
     args = parser.parse_args()
     epochs = 2 if args.quick else args.epochs
     print("| family | callback | ms per epoch | share of the epoch |")

@@ -19,7 +19,7 @@ import torch.nn.functional as F
 
 from benchmarks.parity import silenced
 from project.cli import build
-from project.registry import families as family_models
+from project.cli.registry import families as family_models
 
 OVERRIDES = {
     "cnn": ["--data.num_train=256", "--data.num_val=64"],  # part: cnn

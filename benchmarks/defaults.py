@@ -1,4 +1,4 @@
-"""Each family's defaults as they were before issue 15 and as they are now, side by side: on the data
+"""Each family's defaults as they were before the real-data tuning and as they are now, side by side: on the data
 they generate, and on data nobody here made (tests/real_data.py writes it).
 
     .venv/bin/python -m benchmarks.defaults            # the table in benchmarks/README.md

@@ -26,7 +26,7 @@ step() {  # step NAME SECONDS COMMAND...: run, log to RESULTS/NAME.txt, report t
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 "$python" -c "import torch, lightning; print(torch.__version__, torch.version.cuda, torch.backends.cudnn.version(), \
 lightning.__version__)"
-families=$("$python" -c "from project.registry import MODELS; print(*MODELS)")  # this project's families
+families=$("$python" -c "from project.cli.registry import MODELS; print(*MODELS)")  # this project's families
 
 if wants presets; then  # one epoch of each family in bf16, and the DDP preset on however many GPUs there are
     for family in $families; do

@@ -28,7 +28,7 @@ import torch
 
 from benchmarks.raw_loop import raw_fit, tick
 from project.cli import build
-from project.registry import families
+from project.cli.registry import families
 
 V = TypeVar("V")
 
@@ -105,6 +105,18 @@ class EpochClock(L.Callback):
         tick(self.times, pl_module.device)
 
 
+def epoch_parser(description: str, reps: int | None, epochs: int) -> argparse.ArgumentParser:
+    """The options every per-epoch benchmark takes: `--quick` (tiny sizes, for the test suite), the families,
+    the interleaved repetitions (`reps=None`: none) and the epochs of each run."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, for the test suite")
+    parser.add_argument("--families", nargs="+", default=families())
+    if reps is not None:
+        parser.add_argument("--reps", type=int, default=reps)
+    parser.add_argument("--epochs", type=int, default=epochs)
+    return parser
+
+
 def device_args(gpu: bool, bf16: bool) -> list[str]:
     """The Trainer settings for one GPU and for bf16 mixed precision, as command-line arguments."""
     return [
@@ -135,11 +147,7 @@ def seconds_per_epoch(family: str, variant: str, sizes: list[str], epochs: int, 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="tiny sizes, for the test suite")
-    parser.add_argument("--families", nargs="+", default=families())
-    parser.add_argument("--reps", type=int, default=5)
-    parser.add_argument("--epochs", type=int, default=5)
+    parser = epoch_parser(__doc__.splitlines()[0], reps=5, epochs=5)
     parser.add_argument("--threads", type=int, nargs="+", help="torch intra-op thread counts to compare")
     parser.add_argument("--accelerator", choices=["cpu", "gpu"], default="cpu")
     parser.add_argument("--bf16", action="store_true", help="bf16 mixed precision in all three")

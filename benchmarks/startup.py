@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 
-from project.registry import families as family_models
+from project.cli.registry import families as family_models
 
 BASELINE = [sys.executable, "-c", "import lightning.pytorch"]
 

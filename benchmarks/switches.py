@@ -9,7 +9,6 @@ the ratio on/off. For Diagnostics, a second figure that noise cannot swamp: the 
 spent inside its hooks, as Lightning's simple profiler records it in the runs with it on.
 """
 
-import argparse
 import functools
 import itertools
 import os
@@ -19,10 +18,9 @@ import time
 
 import lightning.pytorch as L
 
-from benchmarks.parity import QUICK, SIZES, interleaved, paired_ratio, silenced
+from benchmarks.parity import QUICK, SIZES, epoch_parser, interleaved, paired_ratio, silenced
 from project.callbacks.diagnostics import Diagnostics
 from project.cli import build
-from project.registry import families
 
 
 class TrainClock(L.Callback):
@@ -68,11 +66,7 @@ def seconds_per_epoch(family: str, switch: str, on: bool, sizes: list[str], epoc
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="tiny sizes, for the test suite")
-    parser.add_argument("--families", nargs="+", default=families())
-    parser.add_argument("--reps", type=int, default=4)
-    parser.add_argument("--epochs", type=int, default=3)
+    parser = epoch_parser(__doc__.splitlines()[0], reps=4, epochs=3)
     args = parser.parse_args()
     reps, epochs = (1, 2) if args.quick else (args.reps, args.epochs)
     print("| family | switch | off, s/epoch | on, s/epoch | on/off | time inside the hooks |")

@@ -15,7 +15,7 @@ import sys
 import tempfile
 import time
 
-from project.registry import MODELS
+from project.cli.registry import MODELS
 
 
 def one(name: str) -> dict[str, float]:

@@ -151,8 +151,9 @@ the run with `--config`), and checkpoints. `--help` lists every option.
 ## Layout
 
 ```
-project/     cli.py (LightningCLI), registry.py (--model NAME), doctor.py, lr_find.py
-  nets/      plain nn.Modules;  models/  LightningModules;  data/  DataModules;  callbacks/
+project/     fit.py, doctor.py, ...: the commands; cli/ (LightningCLI, registry.py: --model NAME), tools/
+  nets/      plain nn.Modules;  models/  LightningModules;  data/  DataModules;  tasks/  what a model predicts
+  callbacks/ checkpoints/ trackers/ sweeps/   a run's machinery; compat.py: every Lightning workaround
 configs/     trainer.yaml (shared), one YAML per family, presets/
 benchmarks/  scripts that print tables
 tests/       the test suite

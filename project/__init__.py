@@ -9,3 +9,5 @@ __version__ = "0.1.0"
 
 # Lightning 2.6 on torch 2.13 warns about its own use of a torch API at every step; nothing for users to do.
 warnings.filterwarnings("ignore", message=r"`isinstance\(treespec, LeafSpec\)` is deprecated")
+# torchdata's StatefulDataLoader calls a torch API that torch 2.13 deprecates, once per loader; nothing to do either.
+warnings.filterwarnings("ignore", message="'set_vital' is deprecated")

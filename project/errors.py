@@ -32,6 +32,10 @@ class ConfigError(UserError, ValueError):
     """A config value that parses but cannot work (an unknown choice, an impossible combination)."""
 
 
+class CheckpointError(UserError, RuntimeError):
+    """A checkpoint that is cut short, not a checkpoint, or holds code: the message names the file."""
+
+
 class TrainingProblem(UserError, RuntimeError):
     """A mistake that stops training: wrong target shape or range, NaN or inf. At the command line it is one
     `error:` line (exit status 1: the input parsed, the run failed)."""

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from project.registry import MODELS, families
+from project.cli.registry import MODELS, families
 from tests.postgres import postgres_server  # noqa: F401 (a fixture: a PostgreSQL server of the test's own)
 
 ROOT = Path(__file__).resolve().parents[1]
 
 # `make test` runs one test process per CPU (pytest -n): each on one thread, and so are the runs it starts.
-# Threads beyond the cores make OpenMP's workers wait on each other (the suite took 25 min instead of 13 on 2 cores).
+# Threads beyond the cores make OpenMP's workers wait on each other (docs/design.md, "The test suite").
 if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     torch.set_num_threads(1)
@@ -33,20 +33,8 @@ TINY = (
     "--test_after_fit=false",  # tests/test_cli.py tests it; elsewhere it would only add a test epoch to each run
 )
 
-# Each family's default task, shrunk to seconds of training.
-SMALL = {
-    "cnn": ["--data.num_train=256", "--data.num_val=64"],  # part: cnn
-    "cnn_multilabel": ["--data.num_train=256", "--data.num_val=64"],  # part: cnn, multilabel
-    "lstm": ["--data.synthetic_samples=300", "--model.net.hidden_size=16"],  # part: lstm
-    "lstm_forecast": [
-        "--data.synthetic_length=1200",
-        "--data.input_length=48",
-        "--data.horizon=6",
-    ],  # part: lstm, regression
-    "gcn": ["--data.num_graphs=300"],  # part: gcn
-    "gcn_regression": ["--data.num_graphs=300"],  # part: gcn, regression
-    "gcn_link": ["--data.sbm_nodes=400", "--data.sbm_communities=4"],  # part: gcn
-}
+# Each model, shrunk to seconds of training: kept with its registry entry (project/cli/registry.py).
+SMALL = {name: list(entry.test_args) for name, entry in MODELS.items()}
 
 
 @pytest.fixture(autouse=True)

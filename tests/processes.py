@@ -8,7 +8,7 @@ from pathlib import Path
 import torch
 import yaml
 
-from project.checkpoint_io import read_checkpoint
+from project.checkpoints.io import read_checkpoint
 from tests.conftest import SMALL, TINY
 
 ROOT = Path(__file__).resolve().parents[1]

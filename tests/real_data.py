@@ -1,5 +1,5 @@
 """Data of the kinds users bring, written as files in the formats they would use; none of it from this
-project's generators. Each set is hard in the way the generated defaults are not (issue 15)."""
+project's generators. Each set is hard in the way the generated defaults are not."""
 
 import csv
 import random

@@ -46,7 +46,7 @@ def cli(*args: str) -> Callable[[], object]:
 # part: lstm
 def text_cases() -> list[Case]:
     """Text files, and the sequence model's checkpoints."""
-    from project.checkpoint_io import CheckpointError
+    from project.checkpoints.io import CheckpointError
     from project.data.text import TextClassificationDataModule
     from tests.conftest import SMALL, TINY
 
@@ -78,12 +78,6 @@ def text_cases() -> list[Case]:
         ),
         Case("jsonl: key missing", text('{"text": "a"}\n', "t.jsonl"), ValueError, r"t\.jsonl, line 1: no key 'label'"),
         Case("unknown file type", text("a,b\n", "train.xlsx"), ValueError, r"train\.xlsx: unknown format"),
-        Case(
-            "batch larger than the training set",
-            lambda tmp: set_up(TextClassificationDataModule(synthetic_samples=40, batch_size=64)).train_dataloader,
-            ValueError,
-            r"fewer than data\.batch_size=64",
-        ),
         Case(
             "checkpoint of another vocabulary size",
             lambda tmp: cli("--model", "lstm", *TINY, *SMALL["lstm"], "--ckpt_path", str(tiny_lstm_checkpoint(tmp))),

@@ -1,10 +1,12 @@
 """The entry point's own logic: `--model NAME` expansion, and errors that name the problem."""
 
+from pathlib import Path
+
 import pytest
 
 from project.cli import main
-from project.model_flag import config_files, expand_model_flag
-from project.registry import MODELS
+from project.cli.model_flag import config_files, expand_model_flag
+from project.cli.registry import MODELS
 from tests.conftest import FAMILIES, ROOT, SMALL, TINY, python
 
 FAMILY = next(iter(MODELS))  # any family will do
@@ -68,9 +70,20 @@ def test_the_progress_bar_is_tqdm_unless_one_is_configured_or_none_wanted():
         cli = build(FAMILIES[0], *SMALL[FAMILIES[0]], *args)
         return [type(c).__name__ for c in cli.trainer.callbacks if type(c).__name__.endswith("ProgressBar")]
 
-    assert bars() == ["TQDMProgressBar"]  # Lightning would pick Rich's, which costs 5 % of a CNN epoch
+    assert bars() == ["ProgressBar"]  # ours, TQDM's: Lightning would pick Rich's, which costs 5 % of a CNN epoch
     assert bars("--trainer.enable_progress_bar=false") == []
     assert bars("--trainer.callbacks+=lightning.pytorch.callbacks.RichProgressBar") == ["RichProgressBar"]
+
+
+def test_a_run_whose_output_is_not_a_terminal_gets_one_line_per_epoch(capsys):
+    family = FAMILIES[0]
+    shown = [a for a in TINY if "progress_bar" not in a]
+    main(["--model", family, *shown, *SMALL[family], "--trainer.max_epochs=2"], subcommand="fit")
+    err = capsys.readouterr().err  # not a terminal here, as in a CI log or a SLURM output file
+    lines = [line for line in err.splitlines() if line.startswith("epoch ")]
+    assert [line.split(",")[0] for line in lines] == ["epoch 0/1: 4 steps", "epoch 1/1: 4 steps"]
+    assert all("val/acc" in line and "val/loss" in line for line in lines)
+    assert "\r" not in err  # no redrawn bar
 
 
 def test_only_graph_runs_import_pyg(tmp_path):
@@ -108,8 +121,16 @@ def test_the_optimizer_gets_only_what_its_config_says(family):
             assert value == written["init_args"].get(key, defaults[key]), key
 
 
+def ended(cli):
+    from project.callbacks.early_stopping import how_it_ended
+    from project.cli.summary import fit_summary
+
+    end = how_it_ended(cli.trainer)
+    return end, fit_summary(cli.trainer, end)
+
+
 def test_the_fit_summary_says_where_and_why_the_fit_stopped(tmp_path):
-    from project.cli import build, fit_summary
+    from project.cli import build
 
     family = FAMILIES[0]
     cli = build(family, *TINY, *SMALL[family], "--trainer.max_epochs", "6", "--early_stopping.patience", "1",
@@ -117,27 +138,48 @@ def test_the_fit_summary_says_where_and_why_the_fit_stopped(tmp_path):
     cli.trainer.fit(cli.model, datamodule=cli.datamodule)
     # min_delta 0.5: no epoch can count as better than the first, so patience 1 stops after the second.
     assert cli.trainer.current_epoch == 2
-    assert "stopped early after epoch 2 of 6: val/acc had not improved for 1 validations" in fit_summary(cli.trainer)
+    end, summary = ended(cli)
+    assert end.early
+    # numbered as the checkpoint files are: the second epoch is epoch01-...ckpt
+    assert "stopped early after epoch 1 (2 epochs of at most 6): val/acc had not improved for 1 validations" in summary
+    assert summary.count("stopped") == 1 and "ran all" not in summary
 
 
-def test_a_fit_stopped_at_its_first_epoch_says_so():
-    from project.cli import build, fit_summary
+def test_a_fit_stopped_at_its_first_epoch_says_so_and_its_status_is_early_stopped(tmp_path):
+    from project.callbacks.run_status import read_status
+    from project.cli import build
 
     family = FAMILIES[0]
-    cli = build(family, *TINY, *SMALL[family], "--trainer.max_epochs=3", "--early_stopping.stopping_threshold=0")
+    cli = build(family, *TINY, *SMALL[family], "--trainer.max_epochs=3", "--early_stopping.stopping_threshold=0",
+                "--trainer.logger.init_args.save_dir", str(tmp_path))  # fmt: skip
     cli.trainer.fit(cli.model, datamodule=cli.datamodule)
     assert cli.trainer.current_epoch == 1
-    assert "stopped early after epoch 1: Stopping threshold reached" in fit_summary(cli.trainer)
+    end, summary = ended(cli)
+    assert (
+        end.early
+        and "stopped early after epoch 0 (1 epochs of at most 3): val/acc reached the stopping threshold 0" in summary
+    )
+    # Lightning's stopped_epoch is 0 here: a status read from it would say "finished"
+    assert read_status(Path(cli.trainer.log_dir))["status"] == "early-stopped"
+
+
+def test_a_fit_that_ran_every_epoch_says_so_once(capsys):
+    family = FAMILIES[0]
+    main(["--model", family, *TINY, *SMALL[family], "--trainer.max_epochs=2"], subcommand="fit")
+    out = capsys.readouterr()
+    assert "ran all 2 epochs (0 to 1)" in out.out
+    assert "`Trainer.fit` stopped" not in out.out + out.err  # Lightning's own line is not printed beside ours
 
 
 def test_a_run_without_an_epoch_limit_does_not_claim_it_ran_all_epochs():
-    from project.cli import build, fit_summary
+    from project.cli import build
 
     family = FAMILIES[0]
     cli = build(family, *TINY, *SMALL[family], "--trainer.max_epochs=-1", "--trainer.max_steps=2")
     cli.trainer.fit(cli.model, datamodule=cli.datamodule)
-    summary = fit_summary(cli.trainer)
-    assert "best checkpoint" in summary and "ran all" not in summary and "stopped early" not in summary
+    end, summary = ended(cli)
+    assert "best checkpoint" in summary and "ran all" not in summary and not end.early
+    assert "trainer.max_steps=2 reached" in summary
 
 
 def test_a_fit_ends_by_testing_its_best_checkpoint_as_the_test_command_would(tmp_path, capsys):
@@ -162,3 +204,52 @@ def test_the_validation_split_again_is_not_reported_as_a_test():
 
     assert not ImageFolderDataModule.has_test_split.fget(type("Folder", (), {"roots": ("a", None, None)})())
     assert ImageFolderDataModule.has_test_split.fget(type("Folder", (), {"roots": ("a", None, "test")})())
+
+
+PARSER_ERRORS = {  # what a user mistypes -> the one line they get
+    ("--trainer.max_epoch", "1"): "error: --trainer.max_epoch is not an option; did you mean --trainer.max_epochs?",
+    ("--model.optimizer.init_args.lrr", "1"): (
+        "error: --model.optimizer.init_args.lrr: AdamW takes no 'lrr'; did you mean --model.optimizer.init_args.lr?"
+    ),
+    ("--trainer.max_epochs", "abc"): "error: --trainer.max_epochs: expected int or null, got 'abc'",
+    ("--data", "project.data.images.ShapesDataModul"): (
+        "error: --data: project.data.images has no 'ShapesDataModul'; did you mean ShapesDataModule?"
+    ),
+    ("--data.root", "my_images"): "error: --data.root: ShapesDataModule takes no 'root' (it takes data_dir, num_train,",
+}
+
+
+def test_parser_errors_are_one_line_with_the_closest_valid_name(tmp_path):
+    """Through real processes, as a user meets them: exit 2, one line on stderr, no usage block."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    started = {
+        mistake: subprocess.Popen(
+            [sys.executable, "-m", "project.fit", "--model", FAMILIES[0], *mistake],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for mistake in PARSER_ERRORS
+    }
+    for mistake, process in started.items():
+        out, err = process.communicate(timeout=300)
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert process.returncode == 2, err[-2000:]
+        assert len(lines) == 1 and lines[0].startswith(PARSER_ERRORS[mistake]), err[-2000:]
+        assert "usage:" not in out + err
+    assert "; ImageFolderDataModule takes it: --data project.data.images.ImageFolderDataModule" in lines[0]
+    assert not (tmp_path / "logs").exists()  # refused before anything was built
+
+
+def test_a_fit_refused_before_its_first_step_leaves_no_run_folder(tmp_path):
+    from project.errors import DataError
+
+    with pytest.raises(DataError, match="the train split is empty"):
+        main(["--model", FAMILIES[0], *TINY, "--data.num_train=0", "--data.num_val=8"], subcommand="fit")
+    assert not list((tmp_path / "logs").glob("*/version_*"))

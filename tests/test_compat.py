@@ -15,7 +15,7 @@ from lightning.pytorch.loggers import CSVLogger
 from lightning.pytorch.loops import _FitLoop
 
 from project import compat
-from project.cli import ProjectCLI
+from project.cli.lightning_cli import ProjectCLI
 from tests.conftest import FAMILIES, SMALL, TINY
 
 PACKAGE = Path(compat.__file__).resolve().parent
@@ -40,7 +40,7 @@ def test_lightning_cli_still_reads_the_checkpoint_through_the_overridden_method(
     import inspect
 
     assert "self._parse_ckpt_path()" in inspect.getsource(LightningCLI.__init__), (
-        "LightningCLI no longer calls _parse_ckpt_path: check_ckpt_path would never run (project/compat.py)"
+        "LightningCLI no longer calls _parse_ckpt_path: before_ckpt_path_read would never run (project/compat.py)"
     )
     assert ProjectCLI._parse_ckpt_path is compat.CheckpointCheckingCLI._parse_ckpt_path
 
@@ -102,7 +102,7 @@ class Stalled(L.LightningModule):
 
 @pytest.mark.parametrize("with_validation", [True, False])
 def test_last_ckpt_holds_the_final_epoch_even_when_the_metric_stalls(tmp_path, with_validation):
-    from project.callbacks.checkpoint import Checkpoint
+    from project.checkpoints.callback import Checkpoint
 
     data = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(16, 2)), batch_size=4)
     kept = Checkpoint(dirpath=tmp_path, monitor="score" if with_validation else None, mode="max", save_last=True)
@@ -145,3 +145,92 @@ def test_no_module_but_compat_touches_a_private_lightning_name():
                 defined.add(node.attr)
     offenders = {str(p.relative_to(PACKAGE)): hits for p in sources if (hits := private_lightning_accesses(p, defined))}
     assert offenders == {}, f"private Lightning names outside project/compat.py: {offenders}"
+
+
+# Each workaround below: Lightning's behaviour is checked first, so an upgrade that changes it fails with the
+# name of the workaround to revisit.
+
+
+def tiny_fit(tmp_path, **trainer) -> L.Trainer:
+    data = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(16, 2)), batch_size=4)
+    settings = {"logger": False, "enable_progress_bar": False, "enable_model_summary": False, **trainer}
+    fit = L.Trainer(default_root_dir=tmp_path, **settings)
+    fit.fit(Stalled(), data)
+    return fit
+
+
+def test_under_fast_dev_run_lightning_writes_last_ckpt_and_our_checkpoint_does_not(tmp_path):
+    from project.checkpoints.callback import Checkpoint
+
+    theirs = ModelCheckpoint(dirpath=tmp_path / "theirs", save_last=True)
+    tiny_fit(tmp_path, fast_dev_run=True, callbacks=[theirs])
+    assert (tmp_path / "theirs" / "last.ckpt").is_file(), (
+        "Lightning no longer writes last.ckpt under fast_dev_run: drop LastAfterEveryEpoch.on_train_end (compat.py)"
+    )
+    tiny_fit(tmp_path, fast_dev_run=True, callbacks=[Checkpoint(dirpath=tmp_path / "ours", save_last=True)])
+    assert not (tmp_path / "ours").exists()
+
+
+def test_without_a_logger_lightnings_log_dir_is_the_working_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    # SaveConfigCallback writes config.yaml into trainer.log_dir: without a logger that is where the command ran.
+    assert L.Trainer(logger=False).log_dir in (None, str(tmp_path), "."), (
+        "Lightning's log_dir without a logger changed: revisit SaveConfigToRunFolder (compat.py)"
+    )
+
+
+def test_lightnings_own_stop_line_and_tips_are_dropped_from_the_console(tmp_path, caplog):
+    import logging
+
+    logger = logging.getLogger("lightning.pytorch.utilities.rank_zero")
+    for ours in [f for f in logger.filters if getattr(f, "_project_quiet", False)]:  # any CLI built in this process
+        logger.removeFilter(ours)
+    caplog.set_level("INFO", logger="lightning.pytorch.utilities.rank_zero")
+    tiny_fit(tmp_path, max_epochs=1, limit_val_batches=0)
+    assert "`Trainer.fit` stopped: `max_epochs=1` reached." in caplog.text, (
+        "Lightning's fit loop no longer logs its stop line: revisit compat.QUIETED"
+    )
+    compat.quiet_lightning_console()
+    caplog.clear()
+    tiny_fit(tmp_path, max_epochs=1, limit_val_batches=0)
+    assert "`Trainer.fit` stopped" not in caplog.text
+
+
+def test_lightning_leaves_the_process_group_open_and_close_process_group_closes_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("MASTER_ADDR", "127.0.0.1")
+    monkeypatch.setenv("MASTER_PORT", str(29_500 + (hash(str(tmp_path)) % 1_000)))
+    tiny_fit(tmp_path, max_epochs=1, accelerator="cpu", strategy="ddp", devices=1)
+    assert torch.distributed.is_initialized(), (
+        "Lightning now closes its process group after a run: drop compat.close_process_group"
+    )
+    compat.close_process_group()
+    assert not torch.distributed.is_initialized()
+
+
+def test_lightnings_lr_suggestion_still_favours_the_smallest_rates():
+    import math
+
+    from lightning.pytorch.tuner.lr_finder import _LRFinder
+
+    lrs = torch.logspace(-6, 0, 100).tolist()
+    losses = [2 - 1 / (1 + math.exp(-3 * (math.log10(lr) + 3))) + 5 * max(0.0, math.log10(lr) + 1) for lr in lrs]
+    finder = _LRFinder("exponential", 1e-6, 1.0, 100)
+    finder.results = {"lr": lrs, "loss": losses}
+    theirs, ours = finder.suggestion(), compat.steepest_fall(lrs, losses)
+    assert 0.8e-3 < ours < 1.25e-3  # the loss falls fastest per decade at 1e-3
+    assert theirs is None or theirs < 0.3 * ours, (
+        "Lightning's suggestion() now finds the steepest fall (Lightning-AI/pytorch-lightning#21141 fixed?): "
+        "consider dropping compat.steepest_fall"
+    )
+
+
+def test_lightnings_csv_logger_still_deletes_an_existing_metrics_file(tmp_path):
+    folder = tmp_path / "run" / "version_0"
+    folder.mkdir(parents=True)
+    (folder / "metrics.csv").write_text("epoch,step,loss\n0,1,0.5\n")
+    from lightning.pytorch.loggers import CSVLogger as Theirs
+
+    Theirs(str(tmp_path), name="run", version=0).experiment  # noqa: B018 (starts the writer)
+    assert not (folder / "metrics.csv").exists() or "0.5" not in (folder / "metrics.csv").read_text(), (
+        "Lightning's CSV writer keeps an existing metrics.csv now: trackers/csv_run.py may not need to"
+    )

@@ -12,9 +12,9 @@ import torch
 
 from project import extras
 from project.cli import build
-from project.export import main as export_main
-from project.onnx_export import ExportMismatch, export_onnx, named_inputs, rebuild
-from project.registry import MODELS
+from project.cli.registry import MODELS
+from project.tools.export import main as export_main
+from project.tools.onnx_export import ExportMismatch, export_onnx, named_inputs, rebuild
 from tests.conftest import SMALL, TINY
 
 # Each model's runs (its SMALL data) and, for the comparison, a DataModule whose validation batches differ in

@@ -7,7 +7,7 @@ from PIL import Image
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from project import lr_find
-from project.registry import CONFIG_DIR
+from project.cli.registry import CONFIG_DIR
 from tests.conftest import FAMILIES, SMALL, TINY
 
 

@@ -7,8 +7,8 @@ import pytest
 from lightning.pytorch.loggers import TensorBoardLogger
 
 from project.cli import build
-from project.csv_logger import CSVLogger
-from project.registry import CONFIG_DIR
+from project.cli.registry import CONFIG_DIR
+from project.trackers.csv_run import CSVLogger
 from tests.conftest import FAMILIES, SMALL, TINY
 
 MODEL = FAMILIES[0]

@@ -7,7 +7,7 @@ import torch
 from lightning.pytorch.tuner import Tuner
 from torch.utils.data import DataLoader, TensorDataset
 
-from project import lr_find
+from project import compat
 from tests.test_diagnostics import MLP, Tiny
 
 
@@ -15,9 +15,9 @@ def test_steepest_fall_is_read_per_decade():
     lrs = torch.logspace(-6, 0, 100).tolist()
     # A fall centred on 1e-3, then divergence past 1e-1.
     losses = [2 - 1 / (1 + math.exp(-3 * (math.log10(lr) + 3))) + 5 * max(0.0, math.log10(lr) + 1) for lr in lrs]
-    suggestion = lr_find.steepest_fall(lrs, losses)
+    suggestion = compat.steepest_fall(lrs, losses)
     assert 0.8e-3 < suggestion < 1.25e-3
-    assert lr_find.steepest_fall(lrs, [1.0] * len(lrs)) is None  # flat: nothing to suggest
+    assert compat.steepest_fall(lrs, [1.0] * len(lrs)) is None  # flat: nothing to suggest
 
 
 def test_lightnings_smoothed_curve_is_unbiased_back_to_the_loss():
@@ -35,5 +35,5 @@ def test_lightnings_smoothed_curve_is_unbiased_back_to_the_loss():
         update_attr=False,
     )
     raw = result.results["loss"]
-    assert raw[0] < 0.6 * loss  # Lightning 2.6's off-by-one; if this fails, Lightning fixed it: drop unbias()
-    assert max(abs(v - loss) for v in lr_find.unbias(raw)) < 1e-3 * loss
+    assert raw[0] < 0.6 * loss  # Lightning 2.6's off-by-one; if this fails, Lightning fixed it: drop compat.unbias()
+    assert max(abs(v - loss) for v in compat.unbias(raw)) < 1e-3 * loss

@@ -8,7 +8,7 @@ import pytest
 
 from project.callbacks.run_status import read_status
 from project.cli import build
-from project.runs import main as runs
+from project.tools.runs import main as runs
 from tests.conftest import FAMILIES, SMALL, TINY
 
 MODEL = FAMILIES[0]

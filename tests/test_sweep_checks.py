@@ -3,10 +3,10 @@ fit command parses them, and the objective among the metrics the model logs."""
 
 import pytest
 
+from project.cli.registry import CONFIG_DIR
 from project.errors import ConfigError
-from project.registry import CONFIG_DIR
-from project.sweep import main as sweep
 from project.sweeps.spec import load_spec
+from project.sweeps.sweep_command import main as sweep
 from tests.conftest import FAMILIES, SMALL
 
 MODEL = FAMILIES[0]

@@ -13,7 +13,7 @@ import optuna
 import pytest
 import yaml
 
-from project.registry import CONFIG_DIR
+from project.cli.registry import CONFIG_DIR
 from project.sweeps.checks import canonical
 from project.sweeps.spec import load_spec
 from tests.conftest import FAMILIES, ROOT, SMALL, TINY, python_m, run
@@ -66,6 +66,10 @@ def test_a_shipped_sweep_ends_with_a_table_plots_and_a_best_config_that_reproduc
     assert threads and threads[2] == f"logs/{model}/sweeps/{model}/best.yaml", out
     refit = python_m("project.fit", "--config", threads[2], *TINY, cwd=tmp_path, env={"OMP_NUM_THREADS": threads[1]})
     assert f"best val/acc: {best.value:.4f}" in refit.stdout, refit.stderr[-3000:]
+    # The report as docs/sweeps.md writes it, without the arguments the sweep was started with: it reads the
+    # study whatever they were, and prints the same training command.
+    report = run("project.sweep", "--model", model, "--report", cwd=tmp_path)
+    assert f"Best: trial {best.number}, val/acc {best.value:.4f}" in report and threads[0] in report, report
 
 
 def test_a_killed_sweep_rerun_resumes_its_trial_from_last_ckpt_to_the_same_value(tmp_path):
@@ -102,19 +106,19 @@ def test_a_failed_trial_is_recorded_and_an_unpromising_one_pruned_under_ddp(tmp_
     seeded = optuna.create_study(study_name=name, storage=storage, direction="maximize")
     seeded.add_trial(optuna.trial.create_trial(value=1.0, intermediate_values={0: 1.0, 1: 1.0, 2: 1.0}))
     path = sweep_file(
-        tmp_path, {"data.batch_size": {"type": "categorical", "choices": [16, 100000]}}, sampler="grid",
+        tmp_path, {"data.num_train": {"type": "categorical", "choices": [256, 1]}}, sampler="grid",
         fixed={"trainer.max_epochs": 3}, pruner={"name": "median", "n_startup_trials": 1},
     )  # fmt: skip
     ddp = str(ROOT / "configs" / "presets" / "cpu_ddp.yaml")  # rank 0 decides, every rank stops
     out = run("project.sweep", "--model", MODEL, "--sweep", path, "--study", name, "--n_trials", "3",
               *FIT, "--config", ddp, cwd=tmp_path)  # fmt: skip
-    trials = {t.params.get("data.batch_size"): t for t in study(name, storage).trials}
-    failed, pruned = trials[100000], trials[16]
-    assert failed.state.name == "FAIL" and "batch_size" in failed.user_attrs["error"], out
+    trials = {t.params.get("data.num_train"): t for t in study(name, storage).trials}
+    failed, pruned = trials[1], trials[256]  # one training sample cannot be shared by 2 processes
+    assert failed.state.name == "FAIL" and "fewer than the 2 processes" in failed.user_attrs["error"], out
     assert pruned.state.name == "PRUNED" and pruned.user_attrs["pruned_at_epoch"] == 0, out
     assert list(pruned.intermediate_values) == [0]  # stopped after its first epoch, of 3
     assert "MEMBER: 2/2" in (Path(pruned.user_attrs["folder"]) / "output.log").read_text()  # both DDP ranks
-    assert re.search(r"\| fail +\| 100000 ", out) and re.search(r"\| pruned +\| 16 ", out), out  # the table
+    assert re.search(r"\| fail +\| 1 ", out) and re.search(r"\| pruned +\| 256 ", out), out  # the table
 
 
 def test_two_workers_share_a_study_in_postgresql(tmp_path, postgres_server):

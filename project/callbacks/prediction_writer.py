@@ -6,6 +6,8 @@ from typing import Any
 from lightning.pytorch import LightningModule, Trainer
 from lightning.pytorch.callbacks import BasePredictionWriter
 
+from project.data.offers import offers
+
 
 class PredictionWriter(BasePredictionWriter):
     """`predictions.tsv`: one row per input: its index (the source line where the data knows it), then the task's
@@ -24,16 +26,14 @@ class PredictionWriter(BasePredictionWriter):
         self, trainer: Trainer, pl_module: LightningModule, predictions: Any, batch_indices: Any
     ) -> None:
         datamodule = trainer.datamodule
-        names = getattr(datamodule, "output_names", None)
-        where = getattr(getattr(datamodule, "predict_set", None), "rows", None)
+        names, where = offers(datamodule).output_names, offers(datamodule).predict_lines()
         path = Path(self.output_path or Path(trainer.log_dir or ".") / "predictions.tsv")
         path.parent.mkdir(parents=True, exist_ok=True)
         # One process only: this writer is for single-device predict runs.
         # A module may lay its predictions out itself (the forecaster: one row per step ahead).
-        table = getattr(pl_module, "prediction_table", pl_module.task.prediction_table)
-        columns, rows = table(predictions, names)
+        columns, rows = pl_module.prediction_table(predictions, names)
         lines = ["\t".join(["line" if where is not None else "index", *columns])]
         for index, cells in enumerate(rows):
-            lines.append("\t".join([str(where[index].line if where is not None else index), *cells]))
+            lines.append("\t".join([str(where[index] if where is not None else index), *cells]))
         path.write_text("\n".join(lines) + "\n")
         print(f"Wrote {len(rows)} predictions to {path}")

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import lightning.pytorch as L
-from lightning.pytorch.callbacks import EarlyStopping
 
+from project.callbacks.early_stopping import how_it_ended
 from project.callbacks.graceful_stop import StoppedBySignal
-from project.checkpoint_io import write_atomically
+from project.files import write_atomically
 
 FILENAME = "status.json"
 
@@ -43,8 +43,9 @@ class RunStatus(L.Callback):
         )
 
     def on_fit_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
-        stopped = any(isinstance(cb, EarlyStopping) and cb.stopped_epoch for cb in trainer.callbacks)
-        self._write(status="early-stopped" if stopped else "finished", epochs=trainer.current_epoch)
+        # stopping_reason, not stopped_epoch: a stop after the first epoch is at epoch 0
+        early = how_it_ended(trainer).early
+        self._write(status="early-stopped" if early else "finished", epochs=trainer.current_epoch)
 
     def on_exception(self, trainer: L.Trainer, pl_module: L.LightningModule, exception: BaseException) -> None:
         if isinstance(exception, StoppedBySignal | KeyboardInterrupt):

@@ -3,6 +3,8 @@
 from lightning.pytorch import Callback, LightningModule, Trainer
 from lightning.pytorch.loggers import TensorBoardLogger
 
+from project.data.offers import offers
+
 
 class TaskFigures(Callback):
     """Draws `pl_module.task.figures()` (project/tasks/) every `every_n_epochs` and at the last epoch.
@@ -20,6 +22,6 @@ class TaskFigures(Callback):
         task = getattr(pl_module, "task", None)
         if trainer.sanity_checking or not due or task is None or not isinstance(trainer.logger, TensorBoardLogger):
             return
-        names = getattr(trainer.datamodule, "output_names", None)
+        names = offers(trainer.datamodule).output_names
         for tag, figure in task.figures(names, draw=trainer.is_global_zero).items():
             trainer.logger.experiment.add_figure(tag, figure, trainer.global_step)

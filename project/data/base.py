@@ -1,5 +1,6 @@
 """What every DataModule of the template shares: its loaders and the checks on them."""
 
+import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -9,11 +10,14 @@ import torch
 from torch.utils.data import ConcatDataset, DataLoader, Dataset, DistributedSampler, Sampler, SequentialSampler, Subset
 from torchdata.stateful_dataloader import StatefulDataLoader
 
+from project.data.offers import DataOffers
 from project.data.sampling import EpochRandomSampler, loader_generator
 from project.errors import ConfigError, DataError
 
+log = logging.getLogger(__name__)
 
-class BaseDataModule(L.LightningDataModule):
+
+class BaseDataModule(L.LightningDataModule, DataOffers):
     """Loaders for `train_set`, `val_set`, `test_set` and `predict_set`, which subclasses fill in `setup`.
 
     Training shuffles (each epoch's order from the seed and the epoch alone, so it resumes and splits
@@ -23,6 +27,7 @@ class BaseDataModule(L.LightningDataModule):
     """
 
     num_classes: int
+    class_names: list[str] | None = None
     collate_fn: Callable[[list[Any]], Any] | None = None
     # Why cross-validation folds cannot be cut from this data (None: they can), e.g. one graph, a time series.
     folds_refused: ClassVar[str | None] = None
@@ -52,16 +57,28 @@ class BaseDataModule(L.LightningDataModule):
     @property
     def output_names(self) -> list[str] | None:
         """A name per output (class, label, target) for predictions and pictures; None: numbered."""
-        return getattr(self, "class_names", None)
+        return self.class_names
 
     def train_dataloader(self) -> DataLoader:
         dataset = self._require(self.train_set, "train")
-        if len(dataset) < self.batch_size_for(dataset):
-            raise DataError(
-                f"the training set has {len(dataset)} samples, fewer than data.batch_size={self.batch_size}; "
-                "with drop_last no batch would be left: lower --data.batch_size"
-            )
+        self.fit_batch_size(dataset)
         return self._loader(dataset, train=True)
+
+    def fit_batch_size(self, dataset: Dataset) -> None:
+        """Cap `batch_size` at the training samples each process has: with drop_last a batch larger than the
+        split would leave no batch at all, and a first small dataset should train (said in one line)."""
+        world = self.trainer.world_size if self.trainer else 1
+        samples = len(dataset) // world
+        if self.batch_size_for(dataset) <= samples:
+            return
+        if samples < 1:
+            raise DataError(f"the training set has {len(dataset)} samples, fewer than the {world} processes")
+        log.warning(
+            f"data.batch_size={self.batch_size} is more than the {samples} training samples"
+            + (" of each process" if world > 1 else "")
+            + f": batches of {samples} (one per epoch); set --data.batch_size to choose"
+        )
+        self.batch_size = samples
 
     def val_dataloader(self) -> DataLoader:
         return self._loader(self._require(self.val_set, "val"), train=False)

@@ -2,7 +2,7 @@
 
 import contextlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import lightning.pytorch as L
@@ -13,9 +13,9 @@ from torch.optim import Optimizer
 from torch.optim.lr_scheduler import LRScheduler
 from torchmetrics import MaxMetric, Metric, MetricCollection, MinMetric
 
-from project.checkpoint_io import CheckpointError
 from project.compat import instantiated_by_cli, logs_this_step
-from project.errors import ConfigError
+from project.data.offers import offers
+from project.errors import CheckpointError, ConfigError
 from project.tasks import Multiclass, Task
 
 # Called as scheduler(optimizer, total_steps): `WarmupCosineLR` and any class with that signature.
@@ -32,7 +32,8 @@ class TaskModule(L.LightningModule, ABC):
     Args:
         net: the network; it ends in raw outputs (no softmax or sigmoid: the task's loss applies its own).
         num_outputs: the network's output width (classes, labels, targets); linked from the DataModule by the CLI.
-        task: `Multiclass` (default), `Multilabel` or `Regression` (project/tasks/), with its own options.
+        task: a task of project/tasks/ with its own options: multiclass (`default_task` unless a family says
+            otherwise), multilabel, regression, link prediction.
         optimizer: e.g. `torch.optim.AdamW`; it receives only trainable parameters.
         scheduler: called as `scheduler(optimizer, total_steps)` and stepped every optimizer step.
         freeze_features: train the head only (fine-tuning). Frozen BatchNorm layers stay in eval
@@ -43,6 +44,8 @@ class TaskModule(L.LightningModule, ABC):
 
     # DataModule attribute -> the init arguments it fills in; the CLI links them at instantiation.
     data_links: ClassVar[dict[str, tuple[str, ...]]] = {"num_outputs": ("num_outputs", "net.init_args.num_outputs")}
+    # The task when the config names none; `monitor: auto` reads its metric before anything is built.
+    default_task: ClassVar[type[Task]] = Multiclass
     # The network's inputs in `unpack` order, each with the axes that vary: named and left free by ONNX export.
     onnx_inputs: ClassVar[dict[str, dict[int, str]]] = {}
 
@@ -62,7 +65,7 @@ class TaskModule(L.LightningModule, ABC):
         # out: a class or a function in the checkpoint would make it unloadable with weights_only=True.
         self.save_hyperparameters(ignore=None if instantiated_by_cli() else ["net", "task", "optimizer", "scheduler"])
         self.net = net
-        self.task = task if task is not None else Multiclass()
+        self.task = task if task is not None else self.default_task()
         self.task.bind(num_outputs)
         self.optimizer = optimizer
         self.scheduler = scheduler
@@ -124,12 +127,13 @@ class TaskModule(L.LightningModule, ABC):
         # step; a resumed run then loads the same values from its checkpoint.
         datamodule = self.trainer.datamodule
         if stage == "fit" and self.task.needs_train_targets:
-            if not hasattr(datamodule, "train_targets"):
+            targets = offers(datamodule).train_targets()
+            if targets is None:
                 raise ConfigError(
                     f"the {self.task.name} task learns from the training targets (standardize / pos_weight), and "
-                    f"{type(datamodule).__name__} has no train_targets(): add it, or turn that option off"
+                    f"{type(datamodule).__name__} offers no train_targets(): add it, or turn that option off"
                 )
-            self.task.fit_statistics(datamodule.train_targets())
+            self.task.fit_statistics(targets)
 
     def on_train_start(self) -> None:
         # The sanity check ran validation already; its score must not count as a best.
@@ -227,6 +231,13 @@ class TaskModule(L.LightningModule, ABC):
     def predict_step(self, batch: Any, batch_idx: int) -> dict[str, torch.Tensor]:
         output, _, _ = self.outputs(batch)
         return self.task.predict(output)
+
+    def prediction_table(
+        self, predictions: Sequence[dict[str, torch.Tensor]], names: Sequence[str] | None
+    ) -> tuple[list[str], list[list[str]]]:
+        """What `predict` writes to predictions.tsv: the task's columns and rows, unless a family lays its
+        predictions out itself (the forecaster: a row per step ahead; links: the user's node ids)."""
+        return self.task.prediction_table(predictions, names)
 
     def configure_optimizers(self) -> Any:
         optimizer = self.optimizer([p for p in self.parameters() if p.requires_grad])

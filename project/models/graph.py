@@ -10,6 +10,7 @@ from lightning.pytorch.utilities import rank_zero_warn
 from torch import nn
 from torch_geometric.data import Batch, Data
 
+from project.data.offers import offers
 from project.errors import ConfigError
 from project.models.base import SchedulerCallable, TaskModule
 from project.tasks import LinkPrediction, Task
@@ -78,6 +79,7 @@ class LinkModel(TaskModule):
     of pairs, each pair; for query nodes, their most likely new links (pairs the graph has are masked out).
     """
 
+    default_task: ClassVar[type[Task]] = LinkPrediction
     data_links: ClassVar[dict[str, tuple[str, ...]]] = {
         "num_outputs": ("num_outputs",),
         "num_features": ("net.init_args.in_channels",),
@@ -101,12 +103,11 @@ class LinkModel(TaskModule):
         freeze_features: bool = False,
         compile_net: bool = False,
     ) -> None:
-        task = task if task is not None else LinkPrediction()
         super().__init__(net, num_outputs, task, optimizer, scheduler, freeze_features, compile_net)
 
     def setup(self, stage: str) -> None:
         super().setup(stage)
-        graph = getattr(self.trainer.datamodule, "graph", None)
+        graph = offers(self.trainer.datamodule).graph
         if stage != "fit" or graph is None or getattr(self.net.features, "embedding", None) is not None:
             return
         if bool((graph.x == graph.x[:1]).all()):

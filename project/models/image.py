@@ -5,6 +5,7 @@ from typing import Any, ClassVar
 import torch
 from lightning.pytorch.utilities import rank_zero_info
 
+from project.data.offers import offers
 from project.models.base import TaskModule
 from project.nets.receptive_field import receptive_field
 
@@ -24,6 +25,6 @@ class ImageModel(TaskModule):
     def on_fit_start(self) -> None:
         # A receptive field smaller than the objects means the head sees only parts of them.
         rf = receptive_field(self.net)
-        size = getattr(self.trainer.datamodule, "image_size", None)
+        size = offers(self.trainer.datamodule).image_size
         where = f" on {size}x{size} inputs" if size else ""
         rank_zero_info(f"Receptive field of the last conv layer: {rf}x{rf} pixels{where}.")

@@ -6,11 +6,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from project.cli.model_flag import expand_model_flag
 from project.errors import ConfigError
-from project.model_flag import expand_model_flag
-from project.run_loggers import runs_root
 from project.sweeps.runs import key_args
 from project.sweeps.spec import SweepSpec
+from project.trackers.stacking import runs_root
 
 REFUSED = ("--ckpt_path", "--run_dir")  # each run sets its own
 

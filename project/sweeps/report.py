@@ -8,6 +8,7 @@ from typing import Any
 
 from project.sweeps.runs import key_args
 from project.sweeps.spec import SweepSpec
+from project.tools.table import markdown, short_names
 
 PLOTS = {
     "history.png": "plot_optimization_history",
@@ -35,21 +36,6 @@ def trial_rows(study: Any, spec: SweepSpec) -> tuple[list[str], list[list[str]]]
             ]
         )
     return header, rows
-
-
-def short_names(keys: list[str]) -> dict[str, str]:
-    """The last part of each key (`lr`), or more of it where two keys would share a name."""
-    names = {key: key.rsplit(".", 1)[-1] for key in keys}
-    for key, name in names.items():
-        if list(names.values()).count(name) > 1:
-            names[key] = key
-    return names
-
-
-def markdown(header: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
-    line = lambda cells: "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"  # noqa: E731
-    return "\n".join([line(header), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *map(line, rows)])
 
 
 def write_report(study: Any, spec: SweepSpec, folder: Path, base_args: list[str], storage: str) -> dict[str, Path]:

@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from project.callbacks.epoch_record import best_value, read_epochs
+from project.sweeps.epoch_record import best_value, read_epochs
 from project.sweeps.fit_process import PARENT_VARIABLE
 
 FINISHED = "finished.json"  # written when the run's process exited 0: the run is not started again
@@ -64,7 +64,7 @@ class Run:
         """
         self.folder.mkdir(parents=True, exist_ok=True)
         record = {
-            "class_path": "project.callbacks.epoch_record.EpochRecord",
+            "class_path": "project.sweeps.epoch_record.EpochRecord",
             "init_args": {"path": str(self.folder / "epochs.json")},
         }
         config = {
@@ -109,9 +109,9 @@ def repeated_runs(
     folder: Path, args: list[str], seed: int, seeds: int = 0, folds: int = 0, fold_seed: int = 0
 ) -> list[Run]:
     """`seeds` runs with seed_everything = seed, seed+1, ... (`seed_S/`), or one run per cross-validation fold
-    (`fold_K/`, `project/callbacks/cross_validation.py`), in sub-folders of `folder`."""
+    (`fold_K/`, `project/sweeps/cross_validation.py`), in sub-folders of `folder`."""
     if folds:
-        fold = lambda k: {"class_path": "project.callbacks.cross_validation.CrossValidation",  # noqa: E731
+        fold = lambda k: {"class_path": "project.sweeps.cross_validation.CrossValidation",  # noqa: E731
                           "init_args": {"folds": folds, "fold": k, "seed": fold_seed}}  # fmt: skip
         return [Run(folder / f"fold_{k}", args, (fold(k),)) for k in range(folds)]
     return [Run(folder / f"seed_{seed + i}", [*args, f"--seed_everything={seed + i}"]) for i in range(seeds)]

@@ -45,7 +45,8 @@ class SweepSettings:
 
 
 def open_study(settings: SweepSettings, create: bool = True) -> Any:
-    """Create the study, or load it; refuse to continue one that another sweep file or command started."""
+    """Create the study, or load it; refuse to continue one that another sweep file or command started.
+    `create=False` (a report) reads the study whatever it was started with."""
     import optuna
 
     spec = settings.spec
@@ -62,6 +63,8 @@ def open_study(settings: SweepSettings, create: bool = True) -> Any:
     record = {"model": settings.model, "sweep": spec.as_record(), "args": settings.checked.base_args}
     record.update(repeats=settings.repeats, folds=settings.folds)
     saved = study.user_attrs.get("setup")
+    if not create:
+        return study
     if saved is None:
         study.set_user_attr("setup", record)
         study.set_user_attr("objective", settings.checked.objective)
@@ -171,7 +174,7 @@ class Sweeper:
         folder = self.settings.folder / f"trial_{number}"
         args = [*self.settings.checked.base_args, *key_args(params)]
         pruning = {
-            "class_path": "project.callbacks.optuna_pruning.OptunaPruning",
+            "class_path": "project.sweeps.pruning.OptunaPruning",
             "init_args": {
                 "storage": self.settings.storage,
                 "study": self.settings.study,

@@ -12,7 +12,7 @@ from lightning.pytorch.utilities import rank_zero_only
 
 from project.errors import ConfigError
 from project.extras import require
-from project.trackers.reattach import run_name, unlogged
+from project.trackers.reattach import run_folder, unlogged
 
 REACH_TIMEOUT_S = 5.0
 
@@ -32,7 +32,7 @@ class MLFlowLogger(LightningMLFlowLogger):
     delete a metric's points.
 
     Args:
-        name, version, save_dir: set from the first logger's run folder (project/run_loggers.py).
+        name, version, save_dir: set from the first logger's run folder (project/trackers/stacking.py).
     """
 
     resume_key = "run_id"  # the init argument that names the tracker run to continue
@@ -51,13 +51,12 @@ class MLFlowLogger(LightningMLFlowLogger):
     ) -> None:
         require("mlflow", extra="mlflow")
         tracking_uri = store_uri(tracking_uri, save_dir)
-        run = run_name(version)
-        folder = str(Path(save_dir) / (name or "") / (run or ""))
+        folder, run = run_folder(save_dir, name, version)
         super().__init__(
             experiment_name=name or "lightning_logs",
             run_name=run,
             tracking_uri=tracking_uri,
-            tags={"run_folder": folder, **(tags or {})},
+            tags={"run_folder": str(folder), **(tags or {})},
             log_model=log_model,
             prefix=prefix,
             # an experiment's artifacts beside the embedded store (a server keeps its own)
@@ -70,7 +69,7 @@ class MLFlowLogger(LightningMLFlowLogger):
 
     @staticmethod
     def check_config(init_args: Any) -> None:
-        """Before the run is built (project/run_loggers.py): the extra is installed, the tracking URI answers."""
+        """Before the run is built (project/trackers/stacking.py): the extra is installed, the tracking URI answers."""
         require("mlflow", extra="mlflow")
         check_reachable(store_uri(init_args.get("tracking_uri"), init_args.get("save_dir") or "logs"))
 

@@ -1,9 +1,10 @@
 """A resumed fit continues its tracker runs: each tracker's run id goes into every checkpoint, and a fit
 started from a checkpoint hands it back to the same logger before the logger exists."""
 
+from pathlib import Path
 from typing import Any
 
-from project.run_loggers import as_list
+from project.trackers.stacking import as_list
 
 CHECKPOINT_KEY = "tracker_runs"  # {logger class path: {init argument: value}}
 
@@ -21,6 +22,13 @@ def saved_runs(loggers: list[Any]) -> dict[str, dict[str, str]]:
 def run_name(version: int | str | None) -> str | None:
     """A tracker run's name from the first logger's version: `version_3`, or a named version as it is."""
     return version if isinstance(version, str) else f"version_{version}" if version is not None else None
+
+
+def run_folder(save_dir: str, name: str | None, version: int | str | None) -> tuple[Path, str | None]:
+    """The run folder a tracker shares with the first logger (`logs/cnn/version_3`, TensorBoard's rule: no name is
+    `lightning_logs`), and the tracker run's name."""
+    run = run_name(version)
+    return Path(save_dir) / (name or "lightning_logs") / (run or ""), run
 
 
 def unlogged(metrics: dict[str, Any], step: int, logged: dict[str, int], prefix: str, join: str) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from lightning.pytorch.loggers import WandbLogger as LightningWandbLogger
 from lightning.pytorch.utilities import rank_zero_only
 
 from project.extras import require
-from project.trackers.reattach import run_name, unlogged
+from project.trackers.reattach import run_folder, unlogged
 
 STEP_KEY = "trainer/global_step"  # Lightning logs the step as this metric, W&B's x-axis for every other one
 
@@ -25,7 +25,7 @@ class WandbLogger(LightningWandbLogger):
     and skips the steps the earlier folders already hold (an exact resume logs the same values again).
 
     Args:
-        name, version, save_dir: set from the first logger's run folder (project/run_loggers.py).
+        name, version, save_dir: set from the first logger's run folder (project/trackers/stacking.py).
         project: the W&B project; default: `name`.
         **kwargs: Lightning's WandbLogger's and `wandb.init`'s (entity, tags, group...).
     """
@@ -44,8 +44,7 @@ class WandbLogger(LightningWandbLogger):
         **kwargs: Any,
     ) -> None:
         require("wandb", extra="wandb")
-        run = run_name(version)
-        folder = Path(save_dir) / (name or "lightning_logs") / (run or "")
+        folder, run = run_folder(save_dir, name, version)
         self._earlier = logged_steps(folder / "wandb", id) if id is not None else {}
         folder.mkdir(parents=True, exist_ok=True)
         self._metric_prefix = prefix

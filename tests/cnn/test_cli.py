@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from project.cli import build, main
-from project.registry import MODELS
+from project.cli.registry import MODELS
 from tests.conftest import TINY, run
 
 

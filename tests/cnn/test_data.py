@@ -85,12 +85,14 @@ def test_workers_persist_when_used(tmp_path):
     assert dm.train_dataloader().persistent_workers
 
 
-def test_batch_larger_than_training_set_is_refused(tmp_path):
+def test_a_batch_larger_than_the_training_set_is_capped_at_it_and_said(tmp_path, caplog):
     dm = ShapesDataModule(data_dir=str(tmp_path), num_train=10, num_val=10, num_test=10, batch_size=16)
     dm.prepare_data()
     dm.setup("fit")
-    with pytest.raises(ValueError, match="fewer than data.batch_size=16"):
-        dm.train_dataloader()
+    with caplog.at_level("WARNING", logger="project.data.base"):
+        batches = list(dm.train_dataloader())
+    assert [len(labels) for _, labels in batches] == [10]  # drop_last would have left none of 16
+    assert "data.batch_size=16 is more than the 10 training samples: batches of 10" in caplog.text
 
 
 def test_unwritable_data_dir_names_the_field(tmp_path):

@@ -99,9 +99,13 @@ def test_the_receptive_field_check_warns_below_half_the_image_and_names_the_fix(
     from types import SimpleNamespace
 
     from project.callbacks.checks import ReceptiveField, Report
+    from project.data.offers import DataOffers
+
+    class Images64(DataOffers):
+        image_size = 64
 
     warnings: list[str] = []
-    trainer = SimpleNamespace(datamodule=SimpleNamespace(image_size=64))
+    trainer = SimpleNamespace(datamodule=Images64())
     for depth, warned in ((3, True), ("auto", False)):
         report = Report(warn_to=lambda check, message: warnings.append(message))
         ReceptiveField().on_fit_start(report, trainer, SimpleCNN(4, depth=depth, image_size=64))

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from project.registry import MODELS
+from project.cli.registry import MODELS
 from tests.conftest import run
 
 

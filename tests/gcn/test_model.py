@@ -5,8 +5,8 @@ import torch
 import torch.nn.functional as F
 
 from project.cli import build
+from project.cli.registry import MODELS
 from project.data.graphs.features import with_node_features
-from project.registry import MODELS
 from tests.conftest import TINY
 from tests.gcn.test_data import write_tu
 

@@ -8,12 +8,12 @@ import torch
 
 from project import lr_find
 from project.cli import build
+from project.cli.registry import MODELS
 from project.data.graphs import GraphRegressionDataModule
 from project.data.graphs.features import with_node_features
 from project.data.graphs.synthetic import degree_assortativity
 from project.errors import DataError
-from project.export import export, load_weights
-from project.registry import MODELS
+from project.tools.export import export, load_weights
 from tests.conftest import TINY, fit_and_read_events
 from tests.gcn.test_data import write_tu
 

@@ -239,3 +239,11 @@ def test_truncating_the_wrong_end_loses_the_synthetic_label(side, bounds):
         found += bool(kept) and kept[-1] == dm.class_names[dm.train_set.labels[i]]
     assert len(long_rows) > 300
     assert bounds[0] <= found / len(long_rows) <= bounds[1]
+
+
+def test_a_first_small_text_set_trains_with_its_batch_capped_at_the_training_split():
+    """docs/your-data.md's first command on 40 short texts: a batch of 64 with drop_last would leave none."""
+    datamodule = TextClassificationDataModule(synthetic_samples=40, batch_size=64)
+    datamodule.setup("fit")
+    batches = list(datamodule.train_dataloader())
+    assert len(batches) == 1 and len(batches[0][-1]) == len(datamodule.train_set)

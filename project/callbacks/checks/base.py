@@ -25,9 +25,14 @@ class Report:
     warn_to: Callable[[str, str], None]  # logs a warning (rank 0 only)
     findings: list[Finding] = field(default_factory=list)
     checked: set[str] = field(default_factory=set)
+    skipped: dict[str, str] = field(default_factory=dict)  # a check that could not run here -> why
     steps: int = 0  # training steps finished in this fit
     batch: Any = None  # the training batch in flight (dropped at its end: never kept alive between steps)
     batch_idx: int = 0
+
+    def skip(self, check: str, why: str) -> None:
+        """Say why `check` does not run on this model or data (the doctor shows it on its "not run" row)."""
+        self.skipped.setdefault(check, why)
 
     def warn(self, check: str, message: str) -> None:
         if any(f.check == check and f.message == message for f in self.findings):

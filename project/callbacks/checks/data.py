@@ -7,6 +7,7 @@ from torch.utils.data import DataLoader
 
 from project.callbacks import training_checks as checks
 from project.callbacks.checks.base import Check, Report
+from project.data.offers import offers
 
 
 class Splits(Check):
@@ -15,12 +16,14 @@ class Splits(Check):
     def on_train_start(self, report: Report, trainer: Trainer, model: LightningModule) -> None:
         train, val = trainer.train_dataloader, trainer.val_dataloaders
         if not isinstance(train, DataLoader) or not isinstance(val, DataLoader):
+            report.skip("splits", "the training or validation loader is not a DataLoader")
             return
         report.checked.add("splits")
-        if hasattr(trainer.datamodule, "split_overlap"):  # link prediction: the links held out of the graph
-            if (overlap := trainer.datamodule.split_overlap()) is not None:
+        data = offers(trainer.datamodule)
+        if data.split_check == "own":  # link prediction: the links held out of the graph
+            if (overlap := data.split_overlap()) is not None:
                 report.warn("splits", overlap)
-        elif getattr(trainer.datamodule, "splits_by_mask", False) and train.dataset is val.dataset:
+        elif data.split_check == "masks" and train.dataset is val.dataset:
             pass  # node-level tasks: one graph, split by masks
         elif (overlap := checks.overlapping_steps(train.dataset, val.dataset)) is not None:
             report.warn("splits", f"{overlap}.")
@@ -43,11 +46,14 @@ class Targets(Check):
     seen (the task's `check_targets`). Needs the DataModule's `train_targets()`."""
 
     def on_fit_start(self, report: Report, trainer: Trainer, model: LightningModule) -> None:
-        task, datamodule = getattr(model, "task", None), trainer.datamodule
-        if task is None or not hasattr(datamodule, "train_targets"):
+        task = getattr(model, "task", None)  # any LightningModule may be checked; the template's have a task
+        targets = offers(trainer.datamodule).train_targets() if task is not None else None
+        if task is None or targets is None:
+            name = type(trainer.datamodule).__name__
+            report.skip("targets", "the model has no task" if task is None else f"{name} offers no train_targets()")
             return
         report.checked.add("targets")
-        for message in task.check_targets(datamodule.train_targets()):
+        for message in task.check_targets(targets):
             report.warn("targets", message)
 
 
@@ -96,6 +102,7 @@ class DataSpeed(Check):
 
     def judge(self, report: Report, trainer: Trainer) -> None:
         if self.timed < self.min_timed:
+            report.skip("data speed", f"{self.timed} steps timed, fewer than the {self.min_timed} a verdict needs")
             return
         report.checked.add("data speed")
         fraction = self.wait / max(self.wait + self.compute, 1e-9)

@@ -7,6 +7,7 @@ from torch import nn
 
 from project.callbacks import training_checks as checks
 from project.callbacks.checks.base import Check, Report
+from project.data.offers import offers
 from project.nets.receptive_field import receptive_fields
 
 
@@ -117,10 +118,11 @@ class ReceptiveField(Check):
     textures. Judged from the DataModule's `image_size`; nets without convs or data without it are skipped."""
 
     def on_fit_start(self, report: Report, trainer: Trainer, model: LightningModule) -> None:
-        size = getattr(trainer.datamodule, "image_size", None)
+        size = offers(trainer.datamodule).image_size
         fields = receptive_fields(model)
         pooled = any(isinstance(m, nn.AdaptiveAvgPool2d | nn.AdaptiveMaxPool2d) for m in model.modules())
         if not size or not fields or not pooled:  # a flattening head sees the whole image anyway
+            report.skip("receptive field", "the network is not a globally pooled conv net on images")
             return
         report.checked.add("receptive field")
         rf = fields[-1].receptive_field

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import torch
 
+from project.data.values import read_number
 from project.errors import DataError, MissingDataError
 
 
@@ -61,7 +62,7 @@ def read_edge_list(path: str | Path) -> EdgeList:
     for number, row in rows:
         weight = 1.0
         if len(row) == 3:
-            weight = _number(row[2], path, number)
+            weight = read_number(row[2], path, number)
             if weight <= 0:
                 raise DataError(f"{path}, line {number}: weight {row[2]!r}, but an edge's weight must be above 0")
         edges.src.append(row[0])
@@ -93,7 +94,7 @@ def read_node_features(path: str | Path, index: dict[str, int]) -> torch.Tensor:
             continue
         if seen[node]:
             raise DataError(f"{path}, line {number}: node {row[0]!r} has a row already")
-        x[node] = torch.tensor([_number(field, path, number) for field in row[1:]])
+        x[node] = torch.tensor([read_number(field, path, number) for field in row[1:]])
         seen[node] = True
     if unknown:
         warnings.warn(
@@ -107,13 +108,3 @@ def read_node_features(path: str | Path, index: dict[str, int]) -> torch.Tensor:
             "give every node a row, or leave data.features_path out"
         )
     return x
-
-
-def _number(field: str, path: Path, line: int) -> float:
-    try:
-        value = float(field)
-    except ValueError:
-        raise DataError(f"{path}, line {line}: {field!r} is not a number") from None
-    if not math.isfinite(value):
-        raise DataError(f"{path}, line {line}: {field!r} is not a finite number")
-    return value

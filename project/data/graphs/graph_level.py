@@ -38,7 +38,7 @@ class GraphSetDataModule(BaseDataModule):
         batch_size: int,
         num_workers: int,
     ) -> None:
-        super().__init__(batch_size, num_workers)
+        super().__init__(batch_size=batch_size, num_workers=num_workers)
         if not graphs:
             raise DataError(f"{where}: the dataset has no graphs")
         self.graphs = [with_node_features(g, list(node_features), max_degree) for g in graphs]
@@ -103,8 +103,10 @@ class GraphClassificationDataModule(GraphSetDataModule):
         self.num_classes = len(self.class_names)
         where = f"{source} {name}" if source == "tu" else source
         super().__init__(
-            graphs, where, node_features, max_degree, val_fraction, test_fraction, seed, batch_size, num_workers
-        )
+            graphs=graphs, where=where, node_features=node_features, max_degree=max_degree,
+            val_fraction=val_fraction, test_fraction=test_fraction, seed=seed, batch_size=batch_size,
+            num_workers=num_workers,
+        )  # fmt: skip
         self.save_hyperparameters()
 
 
@@ -146,8 +148,10 @@ class GraphRegressionDataModule(GraphSetDataModule):
             names = [f"y{i}" for i in range(graphs[0].y.shape[1])] if graphs else []
         where = f"{source} {name}" if source == "tu" else source
         super().__init__(
-            graphs, where, node_features, max_degree, val_fraction, test_fraction, seed, batch_size, num_workers
-        )
+            graphs=graphs, where=where, node_features=node_features, max_degree=max_degree,
+            val_fraction=val_fraction, test_fraction=test_fraction, seed=seed, batch_size=batch_size,
+            num_workers=num_workers,
+        )  # fmt: skip
         self.save_hyperparameters()
         if target_names is not None and len(target_names) != len(names):
             raise DataError(f"data.target_names names {len(target_names)} targets, the data has {len(names)}")

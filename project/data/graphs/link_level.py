@@ -50,6 +50,8 @@ class LinkPredictionDataModule(BaseDataModule):
         batch_size: links per neighbour batch (unused by `full`).
     """
 
+    split_check = "own"  # the held-out links must not be in the graph messages pass over: split_overlap()
+
     folds_refused = "the message graph is built from the training links; repeat it over seeds (data.seed) instead"
 
     def __init__(
@@ -80,7 +82,7 @@ class LinkPredictionDataModule(BaseDataModule):
         batch_size: int = 512,
         num_workers: int = 0,
     ) -> None:
-        super().__init__(batch_size, num_workers)
+        super().__init__(batch_size=batch_size, num_workers=num_workers)
         self.save_hyperparameters()
         if num_negatives < 1 or eval_negatives < 1:
             raise ConfigError(

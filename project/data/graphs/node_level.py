@@ -41,7 +41,7 @@ class NodeClassificationDataModule(BaseDataModule):
     folds_refused = "its splits are masks over one graph; repeat it over seeds instead"
 
     # Training and validation share the one graph and differ by mask: not a leak (see Diagnostics).
-    splits_by_mask = True
+    split_check = "masks"
 
     def __init__(
         self,
@@ -62,7 +62,7 @@ class NodeClassificationDataModule(BaseDataModule):
         batch_size: int = 64,
         num_workers: int = 0,
     ) -> None:
-        super().__init__(batch_size, num_workers)
+        super().__init__(batch_size=batch_size, num_workers=num_workers)
         self.save_hyperparameters()
         if source == "planetoid":
             graph = load_planetoid(data_dir, name)[0]
@@ -161,8 +161,10 @@ class NodeRegressionDataModule(NodeClassificationDataModule):
         num_workers: int = 0,
     ) -> None:
         super().__init__(
-            "sbm", "", "", loader, num_neighbors, val_fraction, test_fraction, train_per_class, sbm_nodes,
-            sbm_communities, sbm_p_in, sbm_p_out, sbm_noise, seed, batch_size, num_workers,
+            source="sbm", loader=loader, num_neighbors=num_neighbors, val_fraction=val_fraction,
+            test_fraction=test_fraction, train_per_class=train_per_class, sbm_nodes=sbm_nodes,
+            sbm_communities=sbm_communities, sbm_p_in=sbm_p_in, sbm_p_out=sbm_p_out, sbm_noise=sbm_noise, seed=seed,
+            batch_size=batch_size, num_workers=num_workers,
         )  # fmt: skip
         self.save_hyperparameters()  # this class's arguments, not the classification module's it passed on
         graph = self.graph

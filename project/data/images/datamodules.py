@@ -6,11 +6,11 @@ from pathlib import Path
 import torch
 from torch.utils.data import TensorDataset
 
-from project.checkpoint_io import write_atomically
 from project.data.base import BaseDataModule, ensure_writable_dir, seeded_split
 from project.data.images.folder import ImageFolderDataset, scan_image_folder
 from project.data.images.shapes import SHAPES, generate_shapes
 from project.data.images.transforms import ImageCollate, ImageTransform
+from project.files import write_atomically
 
 
 class ImageDataModule(BaseDataModule):
@@ -28,7 +28,7 @@ class ImageDataModule(BaseDataModule):
         mean: tuple[float, float, float] = (0.5, 0.5, 0.5),
         std: tuple[float, float, float] = (0.5, 0.5, 0.5),
     ) -> None:
-        super().__init__(batch_size, num_workers)
+        super().__init__(batch_size=batch_size, num_workers=num_workers)
         self.train_collate = ImageCollate(ImageTransform(mean, std, augment=augment))
         self.eval_collate = ImageCollate(ImageTransform(mean, std))
 
@@ -59,7 +59,7 @@ class ShapesDataModule(ImageDataModule):
         batch_size: int = 64,
         num_workers: int = 0,
     ) -> None:
-        super().__init__(batch_size, num_workers, augment)
+        super().__init__(batch_size=batch_size, num_workers=num_workers, augment=augment)
         self.save_hyperparameters()
         self.data_dir = Path(data_dir)
         self.sizes = (num_train, num_val, num_test)
@@ -125,7 +125,7 @@ class ImageFolderDataModule(ImageDataModule):
         batch_size: int = 64,
         num_workers: int = 0,
     ) -> None:
-        super().__init__(batch_size, num_workers, augment, mean, std)
+        super().__init__(batch_size=batch_size, num_workers=num_workers, augment=augment, mean=mean, std=std)
         self.save_hyperparameters()
         self.roots = (root, val_root, test_root)
         self.val_fraction, self.seed, self.image_size = val_fraction, seed, image_size

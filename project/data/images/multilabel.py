@@ -41,8 +41,9 @@ class ShapeSetsDataModule(ShapesDataModule):
         num_workers: int = 0,
     ) -> None:
         super().__init__(
-            data_dir, num_train, num_val, num_test, image_size, noise, seed, augment, batch_size, num_workers
-        )
+            data_dir=data_dir, num_train=num_train, num_val=num_val, num_test=num_test, image_size=image_size,
+            noise=noise, seed=seed, augment=augment, batch_size=batch_size, num_workers=num_workers,
+        )  # fmt: skip
         self.save_hyperparameters()
         if not 1 <= max_shapes <= 4:
             raise DataError(f"data.max_shapes must be 1..4 (one shape per quarter of the image), got {max_shapes}")
@@ -99,7 +100,7 @@ class ImageLabelsDataModule(ImageDataModule):
         batch_size: int = 64,
         num_workers: int = 0,
     ) -> None:
-        super().__init__(batch_size, num_workers, augment, mean, std)
+        super().__init__(batch_size=batch_size, num_workers=num_workers, augment=augment, mean=mean, std=std)
         self.save_hyperparameters()
         self.root = Path(root)
         if not self.root.is_dir():

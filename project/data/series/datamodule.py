@@ -61,7 +61,7 @@ class SeriesDataModule(BaseDataModule):
         batch_size: int = 64,
         num_workers: int = 0,
     ) -> None:
-        super().__init__(batch_size, num_workers)
+        super().__init__(batch_size=batch_size, num_workers=num_workers)
         self.save_hyperparameters(ignore=["mean", "std"])
         if not 1 <= season <= input_length:
             raise ConfigError(

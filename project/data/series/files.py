@@ -5,14 +5,16 @@ timestamps out of order or repeated.
 """
 
 import csv
-import math
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 import torch
 
+from project.data.values import read_number
 from project.errors import DataError, MissingDataError
+
+EMPTY = "fill or drop the row (a series needs every step)"
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,14 @@ def read_series(path: str | Path, time_field: str, value_fields: list[str], cova
                 what = "repeats the previous timestamp" if at == previous else "is earlier than the previous one"
                 raise DataError(f"{path}, line {line}: time {stamp!r} {what}: sort the rows by time, one per step")
             previous = at
-            rows.append([_number(row.get(field), path, line, field) for field in [*value_fields, *covariate_fields]])
+            rows.append(
+                [
+                    read_number(
+                        row.get(field), path, line, field, empty="fill or drop the row (a series needs every step)"
+                    )
+                    for field in [*value_fields, *covariate_fields]
+                ]
+            )
             times.append(stamp)
             lines.append(line)
     if not rows:
@@ -72,16 +81,3 @@ def _time(stamp: str, path: Path, line: int, field: str) -> float:
         raise DataError(
             f"{path}, line {line}: {field} {stamp!r} is neither a number nor an ISO date/time (2024-01-31 13:00)"
         ) from None
-
-
-def _number(value: str | None, path: Path, line: int, field: str) -> float:
-    text = (value or "").strip()
-    if not text:
-        raise DataError(f"{path}, line {line}: {field} is empty; fill or drop the row (a series needs every step)")
-    try:
-        number = float(text)
-    except ValueError:
-        raise DataError(f"{path}, line {line}: {field} {text!r} is not a number") from None
-    if not math.isfinite(number):
-        raise DataError(f"{path}, line {line}: {field} is {text}; give a finite number")
-    return number

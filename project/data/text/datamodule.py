@@ -31,7 +31,7 @@ class TokenizedDataset(Dataset):
 class TextClassificationDataModule(BaseDataModule):
     """Texts and labels → padded token batches `(tokens [B, T], lengths [B], labels [B])`.
 
-    Without `train_path` it generates a synthetic task (see `synthetic_text.py`). With files:
+    Without `train_path` it generates a synthetic task (see `synthetic.py`). With files:
     `train_path` plus `val_path`/`test_path`, or `train_path` alone split by `seed`.
 
     The vocabulary and the label names are built from the training split only, and saved in
@@ -70,7 +70,7 @@ class TextClassificationDataModule(BaseDataModule):
         vocabulary: list[str] | None = None,
         labels: list[str] | None = None,
     ) -> None:
-        super().__init__(batch_size, num_workers)
+        super().__init__(batch_size=batch_size, num_workers=num_workers)
         self.save_hyperparameters(ignore=["vocabulary", "labels"])
         self.paths = {"train": train_path, "val": val_path, "test": test_path, "predict": predict_path}
         self.fields = (text_field, label_field)
@@ -95,6 +95,10 @@ class TextClassificationDataModule(BaseDataModule):
     @property
     def vocab_size(self) -> int:
         return len(self.vocabulary)
+
+    def predict_lines(self) -> list[int] | None:
+        """The line of `predict_path` each prediction comes from (empty lines are skipped)."""
+        return [row.line for row in self.predict_set.rows] if isinstance(self.predict_set, TokenizedDataset) else None
 
     def state_dict(self) -> dict[str, Any]:
         # Keys are init arguments: the CLI passes them back when it builds from a checkpoint.

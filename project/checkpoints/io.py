@@ -6,7 +6,6 @@ either the old one or the new one. Loading goes through `read_checkpoint`, which
 unsafe file instead of failing deep inside unpickling.
 """
 
-import os
 import pickle
 import re
 import zipfile
@@ -17,24 +16,8 @@ from typing import Any
 import torch
 from lightning.fabric.plugins.io.torch_io import TorchCheckpointIO
 
-from project.errors import UserError
-
-
-class CheckpointError(UserError, RuntimeError):
-    """A checkpoint that is cut short, not a checkpoint, or holds code: the message names the file."""
-
-
-def write_atomically(path: Path, write: Callable[[Path], None]) -> None:
-    """`write(partial)` to a hidden file of this process in `path`'s folder, flushed to disk, then renamed over
-    `path`: a reader, a kill or another process writing the same file never sees half of it."""
-    partial = path.parent / f".writing-{os.getpid()}.tmp"
-    try:
-        write(partial)
-        with open(partial, "rb") as f:
-            os.fsync(f.fileno())
-        os.replace(partial, path)
-    finally:
-        partial.unlink(missing_ok=True)
+from project.errors import CheckpointError
+from project.files import write_atomically
 
 
 class AtomicCheckpointIO(TorchCheckpointIO):

@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 from lightning.pytorch import LightningModule
 
-from project.registry import MODELS, describe_models
+from project.cli.registry import MODELS, describe_models
 
 SUBCOMMANDS = ("fit", "validate", "test", "predict")
 

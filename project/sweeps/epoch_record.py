@@ -8,7 +8,7 @@ from typing import Any
 
 import lightning.pytorch as L
 
-from project.checkpoint_io import write_atomically
+from project.files import write_atomically
 
 
 class EpochRecord(L.Callback):

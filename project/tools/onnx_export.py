@@ -9,6 +9,7 @@ is fixed at export: each model's `exportable_net()` refuses what would not expor
 
 import itertools
 import json
+import logging
 import tempfile
 import time
 from dataclasses import dataclass
@@ -20,7 +21,8 @@ import torch
 import yaml
 from torch import nn
 
-from project.checkpoint_io import read_checkpoint
+from project.checkpoints.io import read_checkpoint
+from project.data.offers import offers
 from project.errors import ConfigError, UserError
 from project.extras import require
 
@@ -77,6 +79,10 @@ def export_onnx(
     """Export `checkpoint` to `out` (default: beside it, .onnx), run it with onnxruntime on two validation
     batches and compare with the checkpoint's outputs; raise ExportMismatch when they differ."""
     require("onnx", "onnxscript", "onnxruntime", extra="onnx")
+    # torch's exporter warns once per torchvision operator that torchvision is missing: this project uses none.
+    logging.getLogger("torch.onnx._internal.exporter._registration").addFilter(
+        lambda record: not record.getMessage().startswith("torchvision is not installed")
+    )
     checkpoint = Path(checkpoint)
     out = Path(out) if out is not None else checkpoint.with_suffix(".onnx")
     model, datamodule = rebuild(checkpoint, config, overrides or [])
@@ -132,7 +138,8 @@ def rebuild(checkpoint: Path, config: str | Path | None, overrides: list[str]) -
 
 
 def validation_batches(model: Any, datamodule: Any) -> list[Any]:
-    """The first and the last validation batch: two sizes (the last is usually smaller), two lengths."""
+    """The first validation batch and the last of the first 64 (bounded time): two sizes where the split ends within
+    them (its last batch is usually smaller), two lengths."""
     datamodule.setup("validate")
     first = last = None
     for batch in itertools.islice(datamodule.val_dataloader(), 64):  # the last of at most 64: bounded time
@@ -191,10 +198,10 @@ def describe(out: Path, model: Any, datamodule: Any, names: list[str], checkpoin
         "source": checkpoint.name,
         "task": model.task.name,
         "inputs": json.dumps({name: model.onnx_inputs[name] for name in names}),
-        "output_names": json.dumps(getattr(datamodule, "output_names", None)),
+        "output_names": json.dumps(offers(datamodule).output_names),
         "hyper_parameters": json.dumps(dict(model.hparams), default=str),
     }
-    if (vocabulary := getattr(datamodule, "vocabulary", None)) is not None:
+    if (vocabulary := offers(datamodule).vocabulary) is not None:
         metadata["vocabulary"] = json.dumps(vocabulary.tokens)  # token id = position; 0 is the padding
     onnx.helper.set_model_props(proto, metadata)
     onnx.save(proto, str(out))

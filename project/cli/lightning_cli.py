@@ -1,0 +1,246 @@
+"""LightningCLI with `--model NAME`, and a run's life in order: parse, prepare the run folder and the checkpoint,
+resolve what the run watches, build, fit, test after the fit, summary."""
+
+import logging
+import shutil
+import sys
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from lightning.pytorch import LightningDataModule, LightningModule
+from lightning.pytorch.cli import LightningArgumentParser
+
+from project.callbacks.early_stopping import EarlyStop, how_it_ended
+from project.callbacks.log_file import log_to_console
+from project.checkpoints.io import read_checkpoint
+from project.checkpoints.last import resolve_last
+from project.cli.model_flag import data_links_for, expand_model_flag
+from project.cli.monitor import resolve_monitor
+from project.cli.parser_errors import ProjectArgumentParser
+from project.cli.progress import choose_progress_bar
+from project.cli.registry import describe_models
+from project.cli.summary import fit_summary
+from project.compat import CheckpointCheckingCLI, SaveConfigToRunFolder, close_process_group, quiet_lightning_console
+from project.data.offers import offers
+from project.errors import CheckpointError, user_error
+from project.trackers.reattach import reattach
+from project.trackers.stacking import check_loggers, pin_run_dir, stack_loggers
+
+log = logging.getLogger(__name__)
+
+
+class ProjectCLI(CheckpointCheckingCLI):
+    """LightningCLI that links what the data decides into the model, restores data state, and reports.
+
+    Args:
+        data_links: DataModule attribute -> the model's init arguments it fills in when both are
+            instantiated (`TaskModule.data_links`: the class count, the vocabulary size...).
+    """
+
+    running: ClassVar["ProjectCLI | None"] = None  # the fit in progress in this process, for `main` to clean up
+
+    def __init__(
+        self,
+        *args: Any,
+        data_links: dict[str, tuple[str, ...]] | None = None,
+        instantiate: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        self.data_links = data_links or {}
+        self.instantiate = instantiate
+        self.checkpoint: dict[str, Any] | None = None  # `--ckpt_path`, read once (memory-mapped) and checked
+        self.new_run_folder: Path | None = None  # made by this fit: removed if the fit is refused before a step
+        super().__init__(*args, **kwargs)
+
+    def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
+        # Its own config section (`early_stopping:`), so that a family's config sets its patience alone.
+        parser.add_lightning_class_args(EarlyStop, "early_stopping")
+        parser.add_argument(
+            "--run_dir",
+            type=str | None,
+            default=None,
+            help="the run's folder (save_dir/name/version of the first logger; stacked loggers follow it)",
+        )
+        parser.add_argument(
+            "--test_after_fit",
+            type=bool,
+            default=True,
+            help="fit: end by testing the best checkpoint on the test split, where the data has one of its own",
+        )
+        for source, targets in self.data_links.items():
+            for target in targets:
+                parser.link_arguments(f"data.{source}", f"model.init_args.{target}", apply_on="instantiate")
+
+    # 1. Parsed: the run folder and the checkpoint, before Lightning reads the model's hyperparameters from it.
+    def before_ckpt_path_read(self) -> None:
+        config = self._subcommand_config()
+        if config is None:
+            return
+        pin_run_folder(config)
+        self.checkpoint = check_checkpoint(config)
+
+    # 2. What the run watches, its display, its loggers, and the data state a checkpoint holds; then it is built.
+    def before_instantiate_classes(self) -> None:
+        if not self.instantiate:
+            return  # `parse()`: the config as given (it may be saved, e.g. a sweep's best.yaml)
+        config = self.config.get(self.subcommand) if self.subcommand else self.config  # run=False: no subcommand
+        resolve_monitor(config)
+        if config.get("trainer"):
+            choose_progress_bar(config.trainer)
+            stack_loggers(config.trainer)
+            check_loggers(config.trainer)
+            if self.checkpoint is not None:
+                for line in reattach(config.trainer, self.checkpoint):
+                    log.info(f"continuing the tracker run of the checkpoint: {line}")
+        if self.checkpoint is not None and config.get("data"):
+            restore_data_state(config, self.checkpoint)
+
+    def instantiate_classes(self) -> None:
+        if self.instantiate:  # `parse()`: the config alone, checked, nothing built
+            super().instantiate_classes()
+
+    # 3. Fit, then test the best checkpoint and say how the fit ended.
+    def before_fit(self) -> None:
+        folder = Path(self.trainer.log_dir) if self.trainer.logger is not None and self.trainer.log_dir else None
+        self.new_run_folder = folder if folder is not None and not folder.exists() else None
+        ProjectCLI.running = self
+
+    def after_fit(self) -> None:
+        ckpt = self.trainer.checkpoint_callback
+        last = ckpt.last_model_path if ckpt is not None else None  # Trainer.test's restore of the best clears it
+        ended = how_it_ended(self.trainer)  # and brings back the best epoch's early-stopping state
+        tested = self._test_best() if self.config.get(self.subcommand, {}).get("test_after_fit") else None
+        summary = fit_summary(self.trainer, ended, tested, last)  # on every rank: log_dir is a collective under DDP
+        if self.trainer.is_global_zero:
+            print(summary)
+
+    def discard_refused_run(self) -> None:
+        """A fit refused before its first step (bad data, a bad value) leaves no run folder behind."""
+        trainer = getattr(self, "trainer", None)
+        folder = self.new_run_folder
+        if trainer is None or folder is None or trainer.global_step > 0 or not trainer.is_global_zero:
+            return
+        for logger in trainer.loggers:
+            logger.finalize("failed")
+        shutil.rmtree(folder, ignore_errors=True)
+
+    def _subcommand_config(self) -> Any:
+        subcommand = self.config.get("subcommand")
+        return self.config.get(subcommand) if subcommand else None
+
+    def _test_best(self) -> dict[str, float] | None:
+        """The test split's metrics at the best checkpoint (at the last weights without one), on every rank as
+        `Trainer.test` runs under DDP; None where the data has no test split of its own, or nothing was fitted."""
+        trainer, datamodule = self.trainer, self.datamodule
+        if trainer.fast_dev_run or trainer.interrupted or not offers(datamodule).has_test_split:
+            return None
+        ckpt = trainer.checkpoint_callback
+        best = ckpt.best_model_path if ckpt is not None and ckpt.best_model_path else None
+        results = trainer.test(self.model, datamodule=datamodule, ckpt_path=best, verbose=False)
+        return {k: float(v) for k, v in (results[0] if results else {}).items()}
+
+
+def pin_run_folder(config: Any) -> None:
+    """`--run_dir` pins the first logger's folder; `--ckpt_path last` finds the interrupted run and pins its."""
+    if config.get("run_dir") and config.get("trainer"):
+        pin_run_dir(config.trainer, Path(config.run_dir))
+    if config.get("ckpt_path") == "last":
+        config.ckpt_path = resolve_last(config)
+
+
+def check_checkpoint(config: Any) -> dict[str, Any] | None:
+    """`--ckpt_path`, read (memory-mapped: only the small parts are read) and checked: a cut-short or unsafe file
+    is named instead of a traceback from deep in unpickling, and a checkpoint of another model class is refused
+    (Lightning would silently build that class with this run's data)."""
+    ckpt_path = config.get("ckpt_path")
+    if not ckpt_path or ckpt_path in ("last", "best", "hpc"):
+        return None
+    saved = read_checkpoint(ckpt_path, mmap=True)
+    trained = saved.get("hyper_parameters", {}).get("_class_path")
+    wanted = config.get("model", {}).get("class_path") if config.get("model") else None
+    if trained and wanted and trained != wanted:
+        raise CheckpointError(
+            f"{ckpt_path} holds a {trained.rsplit('.', 1)[-1]} ({trained}), but this command builds "
+            f"{wanted}: pass the --model of that family, or the checkpoint of this one"
+        )
+    return saved
+
+
+def restore_data_state(config: Any, checkpoint: dict[str, Any]) -> None:
+    """With `--ckpt_path`, build the DataModule from the state the checkpoint saved.
+
+    Lightning restores DataModule state (e.g. the vocabulary) only after the model exists, too late for a
+    model whose shape depends on it. A DataModule opts in with a `state_dict()` whose keys are init arguments.
+    """
+    for key, value in checkpoint.get(config.data.class_path.rsplit(".", 1)[-1], {}).items():
+        config.data.init_args[key] = value
+
+
+def main(args: Sequence[str] | None = None, subcommand: str | None = None) -> ProjectCLI:
+    """`python -m project SUBCOMMAND --model NAME ...`; `subcommand` fixes it (the `project.fit` short form)."""
+    args = list(sys.argv[1:] if args is None else args)
+    if subcommand is not None:
+        args.insert(0, subcommand)
+    if "-h" in args or "--help" in args:
+        print(describe_models() + "\n")
+    try:
+        return _make_cli(args, run=True)
+    except Exception as err:
+        if user_error(err) is not None and ProjectCLI.running is not None:
+            ProjectCLI.running.discard_refused_run()
+        raise
+    finally:
+        ProjectCLI.running = None
+        close_process_group()
+
+
+def build(model: str, *args: str) -> ProjectCLI:
+    """Instantiate a model family's config without running it: `cli.model`, `cli.datamodule`, `cli.trainer`.
+
+    For notebooks and tests: `build("cnn", "--trainer.max_epochs", "2")` composes exactly what
+    `python -m project.fit --model cnn --trainer.max_epochs 2` would train.
+    """
+    return compose(["--model", model, *args])
+
+
+def compose(args: Sequence[str]) -> ProjectCLI:
+    """`build` for a whole command line, as `python -m project.fit` takes it (`--model NAME` among the args)."""
+    return _make_cli(list(args), run=False)
+
+
+def parse(args: Sequence[str]) -> ProjectCLI:
+    """Parse a `project.fit` command line strictly, building nothing: `cli.config`, and `cli.parser` to parse
+    more. A bad key or value raises `argparse.ArgumentError` instead of exiting (what `project.sweep` checks
+    its search space with)."""
+    return _make_cli(list(args), run=False, instantiate=False)
+
+
+def _make_cli(args: list[str], run: bool, instantiate: bool = True) -> ProjectCLI:
+    args = expand_model_flag(args)
+    log_to_console()
+    quiet_lightning_console()
+    # We pass `args` on purpose (after expanding --model); Lightning warns whenever sys.argv is also set.
+    warnings.filterwarnings("ignore", message="LightningCLI's args parameter is intended")
+    # A stacked CSV logger writes into the run folder the first logger made; it deletes nothing there.
+    warnings.filterwarnings("ignore", message="Experiment logs directory .* exists and is not empty")
+    return ProjectCLI(
+        LightningModule,
+        LightningDataModule,
+        subclass_mode_model=True,
+        subclass_mode_data=True,
+        args=args,
+        data_links=data_links_for(args),
+        run=run,
+        instantiate=instantiate,
+        # One place for the optimizer: model.optimizer. LightningCLI's own --optimizer would bypass our schedule.
+        auto_configure_optimizers=False,
+        save_config_callback=SaveConfigToRunFolder,
+        parser_class=ProjectArgumentParser,
+        parser_kwargs={
+            "prog": "python -m project",
+            "allow_abbrev": False,
+            **({} if instantiate else {"exit_on_error": False}),
+        },
+    )

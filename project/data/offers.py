@@ -1,0 +1,52 @@
+"""What a DataModule may offer beyond its loaders, declared once: the model, the checks, the writer of
+predictions and the export ask a DataModule through `offers(datamodule)` instead of probing it for names.
+
+`BaseDataModule` carries these defaults, and each DataModule fills in what it has. A LightningDataModule
+of your own offers nothing through this (`offers` gives it the defaults) and runs as it is.
+"""
+
+from typing import Any, ClassVar, Literal
+
+import torch
+
+
+class DataOffers:
+    """Each value here means "none": a DataModule overrides what it has."""
+
+    image_size: int | None = None  # images: the side the CNN's depth and the receptive-field check are sized for
+    graph: Any = None  # node and link level: the one graph the splits are cut from (a PyG `Data`)
+    vocabulary: Any = None  # text: a token per id (`.tokens`), saved in checkpoints and in ONNX metadata
+    # How the checks tell the splits apart: by comparing their samples; `masks`: masks over one graph (nothing
+    # to compare); `own`: the DataModule's `split_overlap()` (link level: held-out links in the training graph).
+    split_check: ClassVar[Literal["samples", "masks", "own"]] = "samples"
+
+    @property
+    def output_names(self) -> list[str] | None:
+        """A name per output (class, label, target) for predictions and pictures; None: numbered."""
+        return None
+
+    @property
+    def has_test_split(self) -> bool:
+        """Whether the test split is data of its own: what `project.fit` tests the best checkpoint on."""
+        return False
+
+    def train_targets(self) -> torch.Tensor | None:
+        """The training split's targets at once, what a task learns its statistics from (standardisation,
+        label weights) and the targets check reads; None: not offered."""
+        return None
+
+    def split_overlap(self) -> str | None:
+        """With `split_check = "own"`: what the splits share that they must not, in a line; None: nothing."""
+        return None
+
+    def predict_lines(self) -> list[int] | None:
+        """The line of the predict file each prediction row comes from; None: rows are numbered from 0."""
+        return None
+
+
+NOTHING = DataOffers()
+
+
+def offers(datamodule: Any) -> DataOffers:
+    """What `datamodule` offers: itself for the template's DataModules, the defaults for any other."""
+    return datamodule if isinstance(datamodule, DataOffers) else NOTHING

@@ -1,0 +1,83 @@
+"""The rooms of project/ import downwards only, in the order docs/design.md ("Layers") writes down: read from
+the source's imports (those inside functions too), so a new import that breaks the order, or a cycle between
+two rooms, fails here with the file and line."""
+
+import ast
+from pathlib import Path
+
+import project
+
+PACKAGE = Path(project.__file__).resolve().parent
+# Lowest first. A module may import its own room and any room before it; `entries` are the thin commands at
+# the top of project/ (fit, sweep, doctor...), which nothing imports.
+LAYERS = [
+    "errors", "extras", "files", "compat",  # the cross-cutting modules at the top of project/
+    "nets", "tasks", "data", "models",  # the rooms a user edits
+    "callbacks", "trackers", "checkpoints",  # a run's machinery
+    "cli",  # parse, build, fit, summarise
+    "tools", "sweeps",  # what runs on top of the CLI
+    "entries",
+]  # fmt: skip
+TOP_MODULES = {"errors", "extras", "files", "compat"}
+
+
+def room_of(path: Path, package: Path) -> str:
+    parts = path.relative_to(package).parts
+    if len(parts) > 1:
+        return parts[0]
+    return path.stem if path.stem in TOP_MODULES else "entries"
+
+
+def imported_rooms(path: Path, package_name: str) -> list[tuple[int, str]]:
+    """(line, room) for every `import package.X...` and `from package.X import ...`, however deep in the file."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            parts = node.module.split(".")
+            if parts[0] == package_name:
+                names = [parts[1]] if len(parts) > 1 else [a.name for a in node.names]
+                found += [(node.lineno, name) for name in names]
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, a.name.split(".")[1]) for a in node.names if a.name.startswith(f"{package_name}.")]
+    return found
+
+
+def violations(package: Path) -> list[str]:
+    """Each import of a room that comes later in LAYERS than the importing module's own."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        own = room_of(path, package)
+        for line, target in imported_rooms(path, package.name):
+            target = target if target in LAYERS else "entries"
+            if own not in LAYERS:
+                found.append(f"{path.relative_to(package)}: room {own!r} is not in LAYERS (tests/test_layers.py)")
+            elif LAYERS.index(target) > LAYERS.index(own):
+                found.append(f"{path.relative_to(package)}:{line}: {own} imports {target}, which sits above it")
+    return found
+
+
+def test_every_room_imports_only_the_rooms_below_it():
+    assert violations(PACKAGE) == []
+
+
+def test_every_room_of_the_package_is_placed():
+    rooms = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+    assert rooms - set(LAYERS) == set(), "a new room: place it in LAYERS and in docs/design.md"
+
+
+def test_at_most_four_modules_sit_at_the_top_beside_the_thin_commands():
+    top = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__", "__main__"}
+    commands = {"fit", "sweep", "repeat", "runs", "doctor", "lr_find", "export"}
+    assert top - commands == TOP_MODULES
+    for name in commands:  # each a few lines that hand over to its room
+        assert len((PACKAGE / f"{name}.py").read_text().splitlines()) <= 12, name
+
+
+def test_the_check_finds_an_upward_import_which_every_cycle_between_rooms_needs(tmp_path):
+    package = tmp_path / "project"
+    for room in ("nets", "cli"):
+        (package / room).mkdir(parents=True)
+        (package / room / "__init__.py").write_text("")
+    (package / "nets" / "net.py").write_text("def f():\n    from project.cli import main\n")  # up, lazily
+    (package / "cli" / "main.py").write_text("import project.nets.net\n")  # down: allowed
+    assert violations(package) == ["nets/net.py:2: nets imports cli, which sits above it"]
