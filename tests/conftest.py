@@ -30,7 +30,7 @@ TINY = (
     "--trainer.enable_progress_bar=false",
     "--trainer.enable_model_summary=false",
     "--trainer.num_sanity_val_steps=0",
-    "--test_after_fit=false",  # tests/test_cli.py tests it; elsewhere it would only add a test epoch to each run
+    "--test_after_fit=false",  # tests/cli/test_cli.py tests it; elsewhere it would only add a test epoch to each run
 )
 
 # Each model, shrunk to seconds of training: kept with its registry entry (project/cli/registry.py).

@@ -1,5 +1,5 @@
 """Stacked loggers (configs/loggers/): one run folder for all, and a logger stacked twice logs once. (A killed and
-resumed run's CSV, beside its MLflow run: tests/test_trackers.py.)"""
+resumed run's CSV, beside its MLflow run: tests/trackers/test_trackers.py.)"""
 
 import csv
 
