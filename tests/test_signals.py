@@ -22,7 +22,8 @@ WAIT = 120  # seconds: the longest any run or stop may take before the test fail
 def start(cwd: Path, *args: str) -> subprocess.Popen:
     # Its own session, so a signal to its process group never reaches pytest.
     command = fit_command(FAMILY, cwd, *args)
-    return subprocess.Popen(command, cwd=cwd, env=ENV, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
+    return subprocess.Popen(command, cwd=cwd, env=ENV, start_new_session=True, **pipes)
 
 
 def wait_for(path: Path, process: subprocess.Popen) -> None:
@@ -34,12 +35,13 @@ def wait_for(path: Path, process: subprocess.Popen) -> None:
 
 
 def stopped(process: subprocess.Popen) -> tuple[int, str]:
+    """Its exit code, and what it wrote: stderr, then stdout (the fit summary)."""
     try:
-        _, stderr = process.communicate(timeout=WAIT)
+        stdout, stderr = process.communicate(timeout=WAIT)
     except subprocess.TimeoutExpired:
         process.kill()
         pytest.fail(f"the run did not stop within {WAIT} s of the signal")
-    return process.returncode, stderr
+    return process.returncode, stderr + stdout
 
 
 def resumes(cwd: Path, saved_step: int, *args: str) -> None:
@@ -62,6 +64,7 @@ def test_sigterm_from_outside_saves_and_exits_143(tmp_path, ddp):
     assert code == 143, stderr[-3000:]
     saved = last_checkpoint(tmp_path, FAMILY)["global_step"]
     assert f"SIGTERM: saved logs/{FAMILY}/version_0/checkpoints/last.ckpt at step {saved}" in stderr
+    assert "Fit stopped.\n  stopped by SIGTERM at step" in stderr and "resume with --ckpt_path last" in stderr
     assert not list(tmp_path.rglob(".writing-*"))  # no half-written file left behind
     status = read_status(tmp_path / "logs" / FAMILY / "version_0")  # what `project.runs` shows
     assert status["status"] == "stopped by a signal" and status["attempts"] == 1

@@ -7,6 +7,7 @@ from lightning.pytorch import LightningModule, Trainer
 from lightning.pytorch.callbacks import EarlyStopping
 from lightning.pytorch.callbacks.early_stopping import EarlyStoppingReason
 
+from project.callbacks.graceful_stop import GracefulStop
 from project.errors import ConfigError
 
 AUTO = "auto"  # `monitor: auto`: the metric and direction of the model's task, filled in by the CLI (cli/monitor.py)
@@ -59,10 +60,12 @@ class EarlyStop(EarlyStopping):
 
 @dataclass(frozen=True)
 class FitEnd:
-    """How a fit ended: `early` (early stopping ended it), and the one line that says why."""
+    """How a fit ended: `early` (early stopping ended it), and the one line that says why; `signalled`: a signal
+    stopped it, to be resumed."""
 
     early: bool
     line: str
+    signalled: bool = False
 
 
 def how_it_ended(trainer: Trainer) -> FitEnd:
@@ -71,6 +74,8 @@ def how_it_ended(trainer: Trainer) -> FitEnd:
     Read before anything restores a checkpoint into the callbacks (testing the best one does, and would
     bring back its not-yet-stopped early stopping).
     """
+    if signalled := [cb.stopped for cb in trainer.callbacks if isinstance(cb, GracefulStop) and cb.stopped]:
+        return FitEnd(False, signalled[0], signalled=True)
     epochs = trainer.current_epoch  # epochs run: the last one's number is epochs - 1
     limit = f" of at most {trainer.max_epochs}" if (trainer.max_epochs or 0) > 0 else ""
     stoppers = [cb for cb in trainer.callbacks if isinstance(cb, EarlyStopping) and getattr(cb, "enabled", True)]

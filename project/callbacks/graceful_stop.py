@@ -35,6 +35,7 @@ class GracefulStop(L.Callback):
         self._signal: signal.Signals | None = None  # the one the processes agreed to stop on
         self._saved = False
         self._previous: dict[int, Any] = {}
+        self.stopped: str | None = None  # how the run stopped, once a signal stopped it (the fit summary says it)
 
     def on_train_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         self._requested, self._signal, self._saved = 0, None, False
@@ -74,6 +75,10 @@ class GracefulStop(L.Callback):
         path = folder / "last.ckpt"
         trainer.save_checkpoint(path)
         self._saved = True
+        self.stopped = (
+            f"stopped by {self._signal.name} at step {trainer.global_step} (epoch {trainer.current_epoch}), "
+            f"saved {path.name}: resume with --ckpt_path last"
+        )
         if trainer.is_global_zero:
             log.warning(
                 f"{self._signal.name}: saved {path} at step {trainer.global_step}; resume with --ckpt_path last"

@@ -13,6 +13,7 @@ from lightning.pytorch import LightningDataModule, LightningModule
 from lightning.pytorch.cli import LightningArgumentParser
 
 from project.callbacks.early_stopping import EarlyStop, how_it_ended
+from project.callbacks.graceful_stop import StoppedBySignal
 from project.callbacks.log_file import log_to_console
 from project.checkpoints.io import read_checkpoint
 from project.checkpoints.last import resolve_last
@@ -116,6 +117,12 @@ class ProjectCLI(CheckpointCheckingCLI):
         if self.trainer.is_global_zero:
             print(summary)
 
+    def say_how_it_ended(self) -> None:
+        """The fit summary of a fit a signal stopped (no test after it: it is to be resumed)."""
+        summary = fit_summary(self.trainer, how_it_ended(self.trainer))  # every rank: log_dir is a collective
+        if self.trainer.is_global_zero:
+            print(summary, flush=True)
+
     def discard_refused_run(self) -> None:
         """A fit refused before its first step (bad data, a bad value) leaves no run folder behind."""
         trainer = getattr(self, "trainer", None)
@@ -187,6 +194,10 @@ def main(args: Sequence[str] | None = None, subcommand: str | None = None) -> Pr
         print(describe_models() + "\n")
     try:
         return _make_cli(args, run=True)
+    except StoppedBySignal:
+        if ProjectCLI.running is not None:  # a stop by a signal is told like any end of a fit, then exits 143 / 130
+            ProjectCLI.running.say_how_it_ended()
+        raise
     except Exception as err:
         if user_error(err) is not None and ProjectCLI.running is not None:
             ProjectCLI.running.discard_refused_run()

@@ -13,7 +13,7 @@ def fit_summary(
     restored the best checkpoint into the callbacks."""
     if trainer.fast_dev_run:
         return "\nfast_dev_run finished: the code path works. Nothing was logged or saved."
-    lines = ["", "Fit finished."]
+    lines = ["", "Fit stopped." if ended is not None and ended.signalled else "Fit finished."]
     if ended is not None:
         lines.append(f"  {ended.line}")
     ckpt = trainer.checkpoint_callback

@@ -1,6 +1,7 @@
 """What every DataModule of the template shares: its loaders and the checks on them."""
 
 import logging
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -185,7 +186,7 @@ def ensure_writable_dir(path: Path, field: str = "data.data_dir") -> Path:
     """Create `path` if needed and prove it can be written, or fail naming the config field."""
     try:
         path.mkdir(parents=True, exist_ok=True)
-        probe = path / ".write-test"
+        probe = path / f".write-test-{os.getpid()}"  # its own: runs started together share the folder
         probe.touch()
         probe.unlink()
     except OSError as err:

@@ -95,3 +95,52 @@ def test_cpu_ddp_preset_trains_with_two_processes(tmp_path):
     assert out.count("Fit finished.") == 1  # rank 0 reports, rank 1 does not
     assert (tmp_path / "logs" / "cnn" / "version_0" / "checkpoints" / "last.ckpt").is_file()
     assert not (tmp_path / "logs" / "cnn" / "version_1").exists()  # one run folder, not one per rank
+
+
+PARSER_ERRORS = {  # what a user mistypes -> the one line they get
+    ("--trainer.max_epoch", "1"): "error: --trainer.max_epoch is not an option; did you mean --trainer.max_epochs?",
+    ("--model.optimizer.init_args.lrr", "1"): (
+        "error: --model.optimizer.init_args.lrr: AdamW takes no 'lrr'; did you mean --model.optimizer.init_args.lr?"
+    ),
+    ("--trainer.max_epochs", "abc"): "error: --trainer.max_epochs: expected int or null, got 'abc'",
+    ("--data", "project.data.images.ShapesDataModul"): (
+        "error: --data: project.data.images has no 'ShapesDataModul'; did you mean ShapesDataModule?"
+    ),
+    ("--data.root", "my_images"): "error: --data.root: ShapesDataModule takes no 'root' (it takes data_dir, num_train,",
+}
+
+
+def test_parser_errors_are_one_line_with_the_closest_valid_name(tmp_path):
+    """Through real processes, as a user meets them: exit 2, one line on stderr, no usage block."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    started = {
+        mistake: subprocess.Popen(
+            [sys.executable, "-m", "project.fit", "--model", "cnn", *mistake],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for mistake in PARSER_ERRORS
+    }
+    for mistake, process in started.items():
+        out, err = process.communicate(timeout=300)
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert process.returncode == 2, err[-2000:]
+        assert len(lines) == 1 and lines[0].startswith(PARSER_ERRORS[mistake]), err[-2000:]
+        assert "usage:" not in out + err
+    assert "; ImageFolderDataModule takes it: --data project.data.images.ImageFolderDataModule" in lines[0]
+    assert not (tmp_path / "logs").exists()  # refused before anything was built
+
+
+def test_a_fit_refused_before_its_first_step_leaves_no_run_folder(tmp_path):
+    from project.errors import DataError
+
+    with pytest.raises(DataError, match="the train split is empty"):
+        main(["--model", "cnn", *TINY, "--data.num_train=0", "--data.num_val=8"], subcommand="fit")
+    assert not list((tmp_path / "logs").glob("*/version_*"))

@@ -110,8 +110,9 @@ def test_a_failed_trial_is_recorded_and_an_unpromising_one_pruned_under_ddp(tmp_
         fixed={"trainer.max_epochs": 3}, pruner={"name": "median", "n_startup_trials": 1},
     )  # fmt: skip
     ddp = str(ROOT / "configs" / "presets" / "cpu_ddp.yaml")  # rank 0 decides, every rank stops
+    fit = [a for a in FIT if not a.startswith("--data.num_train")]  # searched here
     out = run("project.sweep", "--model", MODEL, "--sweep", path, "--study", name, "--n_trials", "3",
-              *FIT, "--config", ddp, cwd=tmp_path)  # fmt: skip
+              *fit, "--config", ddp, cwd=tmp_path)  # fmt: skip
     trials = {t.params.get("data.num_train"): t for t in study(name, storage).trials}
     failed, pruned = trials[1], trials[256]  # one training sample cannot be shared by 2 processes
     assert failed.state.name == "FAIL" and "fewer than the 2 processes" in failed.user_attrs["error"], out

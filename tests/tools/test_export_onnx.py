@@ -77,7 +77,7 @@ def test_the_onnx_file_computes_what_the_checkpoint_does_at_other_sizes(name):
     assert axes == {name: model.onnx_inputs[name] for name in axes}
     metadata = {p.key: p.value for p in proto.metadata_props}
     assert metadata["task"] == model.task.name and json.loads(metadata["output_names"]) == datamodule.output_names
-    if hasattr(datamodule, "vocabulary"):
+    if datamodule.vocabulary is not None:
         assert json.loads(metadata["vocabulary"]) == datamodule.vocabulary.tokens
 
 

@@ -57,9 +57,9 @@ def test_the_table_lists_each_run_with_its_status_what_differs_and_its_metrics(t
 
 
 def test_a_failed_run_says_failed_with_its_error(tmp_path, capsys):
-    cli = build(MODEL, *TINY, *SMALL[MODEL], "--trainer.max_epochs=1", "--data.batch_size=100000")
-    with pytest.raises(Exception, match="batch_size"):
+    cli = build(MODEL, *TINY, *SMALL[MODEL], "--trainer.max_epochs=1", "--model.optimizer.init_args.lr=-1")
+    with pytest.raises(ValueError, match="Invalid learning rate"):
         cli.trainer.fit(cli.model, cli.datamodule)
     status = read_status(tmp_path / "logs" / MODEL / "version_0")
-    assert status["status"] == "failed" and "batch_size" in status["error"]
+    assert status["status"] == "failed" and "Invalid learning rate: -1" in status["error"]
     assert runs(["logs"]) == 0 and "| failed " in capsys.readouterr().out
