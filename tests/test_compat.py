@@ -196,15 +196,24 @@ def test_lightnings_own_stop_line_and_tips_are_dropped_from_the_console(tmp_path
     assert "`Trainer.fit` stopped" not in caplog.text
 
 
-def test_lightning_leaves_the_process_group_open_and_close_process_group_closes_it(tmp_path, monkeypatch):
-    monkeypatch.setenv("MASTER_ADDR", "127.0.0.1")
-    monkeypatch.setenv("MASTER_PORT", str(29_500 + (hash(str(tmp_path)) % 1_000)))
-    tiny_fit(tmp_path, max_epochs=1, accelerator="cpu", strategy="ddp", devices=1)
-    assert torch.distributed.is_initialized(), (
-        "Lightning now closes its process group after a run: drop compat.close_process_group"
-    )
-    compat.close_process_group()
-    assert not torch.distributed.is_initialized()
+def test_lightning_leaves_the_process_group_open_and_close_process_group_closes_it(tmp_path):
+    import os
+
+    # Lightning's DDP sets LOCAL_RANK, NODE_RANK, MASTER_* and OMP_NUM_THREADS in this process and leaves them:
+    # a DDP run this test process starts later would then take itself for a launched rank and wait for the other.
+    environment, threads = dict(os.environ), torch.get_num_threads()
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(29_500 + os.getpid() % 1_000))
+    try:
+        tiny_fit(tmp_path, max_epochs=1, accelerator="cpu", strategy="ddp", devices=1)
+        assert torch.distributed.is_initialized(), (
+            "Lightning now closes its process group after a run: drop compat.close_process_group"
+        )
+        compat.close_process_group()
+        assert not torch.distributed.is_initialized()
+    finally:
+        os.environ.clear()
+        os.environ.update(environment)
+        torch.set_num_threads(threads)
 
 
 def test_lightnings_lr_suggestion_still_favours_the_smallest_rates():
