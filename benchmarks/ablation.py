@@ -65,8 +65,8 @@ VARIANTS: dict[str, Callable[[L.Trainer, L.LightningModule], None] | None] = {
     "+ its NaN check every step": finite_check_every_step,
     "- metric argument checks": no_metric_arg_checks,
     "- WeightHistograms": without("WeightHistograms"),
-    "- TaskFigures": without("ConfusionMatrixImage"),
-    "- progress bar": without("TQDMProgressBar"),
+    "- TaskFigures": without("TaskFigures"),
+    "- progress bar": without("ProgressBar"),
     "- checkpoints": without("Checkpoint"),
     "- TensorBoard logger, LR monitor": no_logger,
 }
