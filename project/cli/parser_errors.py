@@ -51,7 +51,10 @@ def one_line(message: str, parser: ArgumentParser) -> str:
         wanted = " or ".join(dict.fromkeys(e.replace("NoneType", "null") for e in expected)) or "another value"
         return f"--{key.group(1)}: expected {wanted}, got {given.group(1).strip()!r}"
     lines = [line.strip(" -") for line in message.splitlines() if line.strip(" -")]
-    return "; ".join(lines[:1] + lines[-2:-1]) if len(lines) > 2 else "; ".join(lines)
+    if key:  # `Parser key "k":`, then what is wrong with it
+        rest = [line.strip(" -:") for line in message[key.end() :].splitlines() if line.strip(" -:")]
+        return f"--{key.group(1)}: {rest[0]}" if rest else f"--{key.group(1)}: {message}"
+    return "; ".join(lines)
 
 
 def refused_option(option: str, name: str, class_path: str) -> str:

@@ -103,6 +103,7 @@ PARSER_ERRORS = {  # what a user mistypes -> the one line they get
         "error: --model.optimizer.init_args.lrr: AdamW takes no 'lrr'; did you mean --model.optimizer.init_args.lr?"
     ),
     ("--trainer.max_epochs", "abc"): "error: --trainer.max_epochs: expected int or null, got 'abc'",
+    ("--config", "nosuch.yaml"): "error: --config: File does not exist: ",
     ("--data", "project.data.images.ShapesDataModul"): (
         "error: --data: project.data.images has no 'ShapesDataModul'; did you mean ShapesDataModule?"
     ),
