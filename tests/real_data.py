@@ -1,5 +1,9 @@
 """Data of the kinds users bring, written as files in the formats they would use; none of it from this
-project's generators. Each set is hard in the way the generated defaults are not."""
+project's generators. Each set is hard in the way the generated defaults are not.
+
+The real sets (digit scans, statsmodels' series, networkx's graphs) come from inside the packages' wheels:
+nothing is downloaded. They are the cases of the real-data board (benchmarks/real_data.py) and of the
+real-data tests alike, so both measure the same files."""
 
 import csv
 import random
@@ -21,6 +25,82 @@ def digit_scans(root: Path) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
         Image.fromarray((image * 255 / 16).astype(np.uint8)).save(folder / f"{i:04d}.png")
     return root
+
+
+def digits_split(root: Path, canvas: int | None = None, side: int = 8, seed: int = 0, limit: int | None = None) -> Path:
+    """scikit-learn's digit scans as `root/train`, `root/val`, `root/test` image folders (60/20/20, stratified by
+    `seed`), so that the model and any baseline read the same split. With `canvas`, each scan is resized to
+    `side` pixels and pasted at a random place on a black `canvas`-pixel square: a small object to find."""
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+
+    digits = load_digits()
+    images, labels = digits.images, digits.target
+    if limit is not None:  # a smaller set, every class kept (the board's --quick)
+        images, labels = images[:limit], labels[:limit]
+    index = np.arange(len(labels))
+    train, rest = train_test_split(index, train_size=0.6, stratify=labels, random_state=seed)
+    val, test = train_test_split(rest, train_size=0.5, stratify=labels[rest], random_state=seed)
+    rng = np.random.default_rng(seed)
+    for split, members in (("train", train), ("val", val), ("test", test)):
+        for i in members:
+            image = Image.fromarray((images[i] * 255 / 16).astype(np.uint8))
+            if canvas is not None:
+                scan = image.resize((side, side), Image.BILINEAR)
+                image = Image.new("L", (canvas, canvas))
+                image.paste(scan, tuple(int(v) for v in rng.integers(0, canvas - side + 1, size=2)))
+            folder = root / split / str(labels[i])
+            folder.mkdir(parents=True, exist_ok=True)
+            image.save(folder / f"{i:04d}.png")
+    return root
+
+
+def statsmodels_series(name: str, path: Path) -> Path:
+    """One of statsmodels' real series as the CSV a user would write, `time,value`, oldest first:
+
+    - `co2`: weekly CO2 at Mauna Loa, 1958-2001 (2,284 weeks, a trend and a yearly season); its 59 missing
+      weeks are filled by linear interpolation, as a user must (the template refuses empty steps);
+    - `elec_equip`: monthly euro-area orders of electrical equipment, 1995-2016 (257 months, a yearly season);
+    - `elnino`: monthly sea-surface temperature of the El Niño region, 1950-2010 (732 months);
+    - `sunspots`: yearly sunspot numbers, 1700-2008 (309 years, a cycle of about 11).
+    """
+    import importlib
+
+    data = importlib.import_module(f"statsmodels.datasets.{name}").load_pandas().data
+    if name == "elnino":
+        months = data.columns[1:]
+        rows = [
+            (f"{int(year)}-{m + 1:02d}-01", value)
+            for year, values in zip(data["YEAR"], data[months].to_numpy(), strict=True)
+            for m, value in enumerate(values)
+        ]
+    elif name == "sunspots":
+        rows = [(str(int(y)), v) for y, v in zip(data["YEAR"], data["SUNACTIVITY"], strict=True)]
+    else:  # a date index and one column
+        column = data.iloc[:, 0].interpolate()
+        rows = [(str(t.date()), v) for t, v in column.items()]
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["time", "value"])
+        writer.writerows((t, f"{v:.6g}") for t, v in rows)
+    return path
+
+
+def networkx_edges(name: str, path: Path) -> Path:
+    """One of networkx's real graphs (shipped inside its wheel) as the edge-list CSV a user would write,
+    `src,dst[,weight]`: `les_miserables` (77 characters, 254 co-appearances weighted by count),
+    `florentine_families` (15 Renaissance families, 20 marriages), `davis_southern_women` (18 women and the
+    14 social events each attended: 89 links of a two-mode graph)."""
+    import networkx  # torch's own dependency
+
+    graph = getattr(networkx, f"{name}_graph")()
+    weighted = all("weight" in data for _, _, data in graph.edges(data=True))
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["src", "dst", *(["weight"] if weighted else [])])
+        for a, b, data in graph.edges(data=True):
+            writer.writerow([a, b, *([data["weight"]] if weighted else [])])
+    return path
 
 
 FILLER = (  # noqa: SIM905 (words read better as a sentence)
@@ -83,16 +163,8 @@ def cycle_graphs(data_dir: Path, name: str = "CYCLES", count: int = 600, seed: i
 
 def les_miserables(path: Path) -> Path:
     """Victor Hugo's characters, linked when they meet in a chapter (Knuth's Stanford GraphBase, shipped inside
-    networkx): 77 nodes named by character, 254 links weighted by how often they meet. An edge-list CSV
-    `src,dst,weight`, as a user would write one."""
-    import networkx  # torch's own dependency
-
-    with path.open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["src", "dst", "weight"])
-        for a, b, data in networkx.les_miserables_graph().edges(data=True):
-            writer.writerow([a, b, data["weight"]])
-    return path
+    networkx): 77 nodes named by character, 254 links weighted by how often they meet."""
+    return networkx_edges("les_miserables", path)
 
 
 def best_val_acc(stdout: str) -> float:

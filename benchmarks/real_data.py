@@ -1,0 +1,393 @@
+"""The real-data board: each family's defaults on real data nobody here made, beside the baselines a
+practitioner would try first, on exactly the same split and metric.
+
+    .venv/bin/python -m benchmarks.real_data                      # every case: the table in benchmarks/README.md
+    .venv/bin/python -m benchmarks.real_data --only co2 digits_96  # some cases
+    .venv/bin/python -m benchmarks.real_data --quick               # every case shrunk: a smoke run for the tests
+
+Every case runs the README's own command in a subprocess, `python -m project.fit --model NAME` with only the
+data arguments and facts about the data (its season, its image size, windows that fit a short series), and
+reads the test metric it prints (at the best checkpoint). The baselines are computed here, by well-kept
+libraries, on the same files and the same split: for images a linear model and an RBF SVM on the pixels
+(scikit-learn); for series the last value, the seasonal naive, the seasonal naive with drift and Holt-Winters
+(statsmodels) over the same forecast windows, scored as the model is (MASE: MAE over the seasonal naive's);
+for nodes logistic regression on the node features and label propagation over the graph (networkx); for links
+Adamic-Adar. Wall time and peak memory (VmHWM) are the fit process's own.
+
+The data comes from inside the packages' wheels (tests/real_data.py writes it), nothing is downloaded. The
+libraries only this board needs are the `bench` extra (`make setup` installs it).
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks.parity import silenced
+from tests.real_data import digits_split, networkx_edges, statsmodels_series
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+Scores = tuple[dict[str, float], dict[str, float]]  # the baselines' values of the metric; facts of the split
+
+
+@dataclass(frozen=True)
+class Case:
+    """One row of the board.
+
+    `write(folder, quick)` writes the data under `folder` and returns the data arguments of the command;
+    `baselines(args)` scores the baselines on the split those arguments give, and may add facts of that
+    split under names the fit also prints (`test/mae_seasonal_naive`), so a test can check that both scored
+    the same split; `metric` is the test metric both are compared by, `higher` whether higher is better.
+    """
+
+    name: str
+    data: str  # what the data is, in a few words
+    model: str
+    metric: str
+    higher: bool
+    write: Callable[[Path, bool], list[str]]
+    baselines: Callable[[list[str]], Scores]
+    quick: list[str] = field(default_factory=list)  # what --quick adds to the command
+
+
+# Images ---------------------------------------------------------------------------------------------------------
+
+
+def digits(canvas: int | None, side: int, image_size: int) -> Callable[[Path, bool], list[str]]:
+    def write(folder: Path, quick: bool) -> list[str]:
+        root = digits_split(folder / "digits", canvas=canvas, side=side, limit=300 if quick else None)
+        return [
+            "--data", "project.data.images.ImageFolderDataModule",
+            "--data.root", str(root / "train"), "--data.val_root", str(root / "val"),
+            "--data.test_root", str(root / "test"), "--data.image_size", str(image_size),
+        ]  # fmt: skip
+
+    return write
+
+
+def pixels(root: Path) -> tuple[np.ndarray, np.ndarray]:
+    """The images of an image folder as rows of grey levels in [0, 1], and their class ids."""
+    from PIL import Image
+
+    rows, labels = [], []
+    for label, folder in enumerate(sorted(p for p in root.iterdir() if p.is_dir())):
+        for path in sorted(folder.iterdir()):
+            rows.append(np.asarray(Image.open(path).convert("L"), dtype=np.float32).ravel() / 255)
+            labels.append(label)
+    return np.stack(rows), np.array(labels)
+
+
+def image_baselines(args: list[str]) -> Scores:
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
+    x, y = pixels(Path(args[args.index("--data.root") + 1]))
+    x_test, y_test = pixels(Path(args[args.index("--data.test_root") + 1]))
+    models = {
+        "logistic regression": make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)),
+        "RBF SVM": SVC(),
+    }
+    scores = {name: float((model.fit(x, y).predict(x_test) == y_test).mean()) for name, model in models.items()}
+    return scores, {"test images": len(y_test)}
+
+
+# Series ---------------------------------------------------------------------------------------------------------
+
+
+def series(name: str, season: int, input_length: int | None = None, horizon: int | None = None,
+           fraction: float | None = None) -> Callable[[Path, bool], list[str]]:  # fmt: skip
+    def write(folder: Path, quick: bool) -> list[str]:
+        path = statsmodels_series(name, folder / f"{name}.csv")
+        given = {"input_length": input_length, "horizon": horizon, "val_fraction": fraction, "test_fraction": fraction}
+        return [
+            "--data.path", str(path), "--data.season", str(season),
+            *(arg for key, value in given.items() if value is not None for arg in (f"--data.{key}", str(value))),
+        ]  # fmt: skip
+
+    return write
+
+
+def series_baselines(args: list[str]) -> Scores:
+    """The baselines over the model's own test windows (the DataModule the command builds cuts them), each as a
+    MASE: its MAE over the seasonal naive's on the same windows, as the model's `test/mase`."""
+    from project.cli import build
+
+    datamodule = build("lstm_forecast", *args).datamodule
+    datamodule.setup("test")
+    windows, horizon, season = datamodule.test_set, datamodule.horizon, datamodule.season
+    values = datamodule.load().values[:, 0].double().numpy()
+    targets = windows.targets.double().numpy()
+    last_value, seasonal = (b.double().numpy() for b in windows.baselines.unbind(1))
+    scale = np.abs(seasonal - targets).mean()
+    origins = [windows.span(i)[0] + datamodule.input_length for i in range(len(windows))]  # first forecast steps
+
+    drift = []  # the seasonal naive plus the input window's mean change per season, once per season back
+    ahead = np.arange(horizon)
+    for origin in origins:
+        inputs = values[origin - datamodule.input_length : origin]
+        per_season = (inputs[season:] - inputs[:-season]).mean() if season < len(inputs) else 0.0
+        back = ahead // season + 1
+        drift.append(values[origin + ahead - season * back] + back * per_season)
+
+    pairs = refits(origins, season)
+    fits = {at: holt_winters_fit(values[:at], season) for at in sorted({at for _, at in pairs})}
+    holt_winters = [holt_winters_forecast(values[:origin], horizon, fits[at]) for origin, at in pairs]
+
+    forecasts = {
+        "last value": last_value,
+        "seasonal naive": seasonal,
+        "seasonal naive + drift": np.array(drift),
+        "Holt-Winters": np.array(holt_winters),
+    }
+    assert np.isfinite(scale) and scale > 0, "the seasonal naive forecast is exact on every window"
+    scores = {name: float(np.abs(f - targets).mean() / scale) for name, f in forecasts.items()}
+    return scores, {"test/mae_seasonal_naive": float(scale), "test windows": len(origins)}
+
+
+def refits(origins: list[int], season: int) -> list[tuple[int, int]]:
+    """Each forecast origin with the origin Holt-Winters was last fitted at: the first, then once a season (a
+    year of weekly or monthly data; every 12 steps without a season), as it is re-estimated in production."""
+    every, fitted, pairs = max(season, 12) if season > 1 else 12, origins[0], []
+    for origin in origins:
+        if origin - fitted >= every:
+            fitted = origin
+        pairs.append((origin, fitted))
+    return pairs
+
+
+def holt_winters_fit(history: np.ndarray, season: int) -> dict[str, dict[str, Any]]:
+    """Holt-Winters estimated on `history`: additive trend, and an additive season where there is one and two
+    full seasons to estimate it from. The model's options, its initial states and its smoothing parameters."""
+    from statsmodels.tsa.holtwinters import ExponentialSmoothing
+
+    seasonal = season > 1 and 2 * season <= len(history)
+    options = {
+        "trend": "add",
+        "seasonal": "add" if seasonal else None,
+        "seasonal_periods": season if seasonal else None,
+    }
+    params = ExponentialSmoothing(history, initialization_method="estimated", **options).fit().params
+    parts = ("level", "trend", *(["seasonal"] if seasonal else []))
+    known = {f"initial_{p}": params["initial_seasons" if p == "seasonal" else f"initial_{p}"] for p in parts}
+    return {"options": options | known, "held": {f"smoothing_{p}": params[f"smoothing_{p}"] for p in parts}}
+
+
+def holt_winters_forecast(history: np.ndarray, horizon: int, fitted: dict[str, dict[str, Any]]) -> np.ndarray:
+    """The forecast of the `horizon` steps after `history`, its states run through all of it with the parameters
+    held as `holt_winters_fit` estimated them (on a shorter history)."""
+    from statsmodels.tsa.holtwinters import ExponentialSmoothing
+
+    model = ExponentialSmoothing(history, initialization_method="known", **fitted["options"])
+    return model.fit(**fitted["held"], optimized=False).forecast(horizon)
+
+
+# Graphs ---------------------------------------------------------------------------------------------------------
+
+
+def node_config(source: str) -> Callable[[Path, bool], list[str]]:
+    def write(folder: Path, quick: bool) -> list[str]:
+        return ["--config", str(CONFIGS / "gcn_node.yaml"), "--data.source", source]
+
+    return write
+
+
+def node_baselines(args: list[str]) -> Scores:
+    """Logistic regression on each node's own features, and label propagation (networkx's harmonic function:
+    each unlabelled node takes the mean label of its neighbours) from the training nodes' labels."""
+    import networkx
+    from networkx.algorithms.node_classification import harmonic_function
+    from sklearn.linear_model import LogisticRegression
+
+    from project.cli import build
+
+    graph = build("gcn", *args).datamodule.graph
+    x, y = graph.x.numpy(), graph.y.numpy()
+    train, test = graph.train_mask.numpy(), graph.test_mask.numpy()
+    logistic = LogisticRegression(max_iter=2000).fit(x[train], y[train])
+    g = networkx.Graph()
+    g.add_nodes_from(range(graph.num_nodes))
+    g.add_edges_from(graph.edge_index.T.tolist())
+    for node in np.flatnonzero(train):
+        g.nodes[int(node)]["label"] = int(y[node])
+    propagated = np.array(harmonic_function(g, label_name="label"))
+    scores = {
+        "logistic regression, node features": float((logistic.predict(x[test]) == y[test]).mean()),
+        "label propagation": float((propagated[test] == y[test]).mean()),
+    }
+    return scores, {"test nodes": int(test.sum())}
+
+
+def edge_list(name: str) -> Callable[[Path, bool], list[str]]:
+    def write(folder: Path, quick: bool) -> list[str]:
+        if name == "karate":
+            return ["--data.source", "karate"]
+        return ["--data.source", "csv", "--data.edges_path", str(networkx_edges(name, folder / f"{name}.csv"))]
+
+    return write
+
+
+def link_baselines(args: list[str]) -> Scores:
+    from benchmarks.link_real import adamic_adar
+    from project.cli import build
+
+    datamodule = build("gcn_link", *args).datamodule
+    datamodule.setup("test")
+    return {"Adamic-Adar": adamic_adar(datamodule)["mrr"]}, {"test links": datamodule.links["test"].shape[1]}
+
+
+QUICK_IMAGES = ["--trainer.max_epochs", "1"]
+QUICK_SERIES = ["--trainer.max_epochs", "1"]
+QUICK_GRAPHS = ["--trainer.max_epochs", "3"]
+
+CASES = [
+    Case("digits_32", "1,797 digit scans (8×8), full frame, read at 32 px", "cnn", "test/acc", True,
+         digits(None, 8, 32), image_baselines, QUICK_IMAGES),
+    Case("digits_64_half", "the scans at half the side (32 px) at random places on 64 px", "cnn", "test/acc", True,
+         digits(64, 32, 64), image_baselines, QUICK_IMAGES),
+    Case("digits_96_quarter", "the scans at a quarter of the side (24 px) at random places on 96 px", "cnn",
+         "test/acc", True, digits(96, 24, 96), image_baselines, QUICK_IMAGES),
+    Case("co2", "weekly CO2, Mauna Loa 1958-2001 (2,284 weeks), season 52", "lstm_forecast", "test/mase", False,
+         series("co2", 52), series_baselines, QUICK_SERIES),
+    Case("elnino", "monthly El Niño sea temperature 1950-2010 (732), season 12, 48 in, 12 out", "lstm_forecast",
+         "test/mase", False, series("elnino", 12, 48, 12), series_baselines, QUICK_SERIES),
+    Case("elec_equip", "monthly orders of electrical equipment 1995-2016 (257), season 12, 24 in, 6 out",
+         "lstm_forecast", "test/mase", False, series("elec_equip", 12, 24, 6, 0.2), series_baselines, QUICK_SERIES),
+    Case("sunspots", "yearly sunspots 1700-2008 (309), cycle 11, 22 in, 11 out", "lstm_forecast", "test/mase",
+         False, series("sunspots", 11, 22, 11, 0.2), series_baselines, QUICK_SERIES),
+    Case("karate_nodes", "Zachary's karate club (34 members, 4 communities), node classes", "gcn", "test/acc", True,
+         node_config("karate"), node_baselines, QUICK_GRAPHS),
+    Case("lesmis_links", "Les Misérables co-appearances (77 characters, 254 weighted links)", "gcn_link",
+         "test/mrr", True, edge_list("les_miserables"), link_baselines, QUICK_GRAPHS),
+    Case("karate_links", "Zachary's karate club friendships (34 members, 78 links)", "gcn_link", "test/mrr",
+         True, edge_list("karate"), link_baselines, QUICK_GRAPHS),
+    Case("davis_links", "Davis' southern women and the events they attended (32 nodes, 89 links)", "gcn_link",
+         "test/mrr", True, edge_list("davis_southern_women"), link_baselines, QUICK_GRAPHS),
+]  # fmt: skip
+
+
+@dataclass
+class Result:
+    case: Case
+    command: list[str]
+    tested: dict[str, float]  # every test metric the fit printed
+    baselines: dict[str, float]
+    facts: dict[str, float]  # of the split the baselines scored
+    seconds: float
+    peak_mb: float
+
+    @property
+    def value(self) -> float:
+        return self.tested[self.case.metric]
+
+    @property
+    def best_baseline(self) -> tuple[str, float]:
+        pick = max if self.case.higher else min
+        return pick(self.baselines.items(), key=lambda item: item[1])
+
+    @property
+    def behind(self) -> bool:
+        best = self.best_baseline[1]
+        return self.value < best if self.case.higher else self.value > best
+
+
+# `python -m project.fit ARGS`, which at its exit writes its peak resident memory (VmHWM) to the file first in
+# argv. Not ru_maxrss: Linux carries the forking parent's peak into a child's across exec, and this board's
+# process, which builds DataModules for the baselines, outgrows the smaller fits.
+FIT_AND_PEAK = """
+import runpy, sys
+peak_file = sys.argv.pop(1)
+try:
+    runpy.run_module("project.fit", run_name="__main__", alter_sys=True)
+finally:
+    status = open("/proc/self/status").read()
+    open(peak_file, "w").write(status.split("VmHWM:")[1].split()[0])
+"""
+
+
+def fit(model: str, args: list[str], folder: Path) -> tuple[str, float, float]:
+    """`python -m project.fit --model MODEL ARGS` in `folder`: its output, wall seconds and peak resident MB."""
+    command = [sys.executable, "-c", FIT_AND_PEAK, str(folder / "peak_kb"), "--model", model, *args]
+    start = time.perf_counter()
+    result = subprocess.run(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    seconds = time.perf_counter() - start
+    if result.returncode != 0:
+        raise RuntimeError(
+            f"project.fit --model {model} {' '.join(args)} exited {result.returncode}:\n{result.stdout[-3000:]}"
+        )
+    return result.stdout, seconds, int((folder / "peak_kb").read_text()) / 1024
+
+
+def tested_metrics(out: str) -> dict[str, float]:
+    """The metrics of the fit summary's line `test, at the best checkpoint: test/acc 0.9861, ...`."""
+    line = re.search(r"test, at the best checkpoint: (.*)", out)
+    if line is None:
+        raise RuntimeError(f"the fit printed no test metrics:\n{out[-3000:]}")
+    return {name: float(value) for name, value in re.findall(r"(\S+) (-?[\d.]+(?:e-?\d+)?|nan)", line.group(1))}
+
+
+def run(case: Case, folder: Path, quick: bool) -> Result:
+    folder.mkdir(parents=True)
+    args = case.write(folder, quick)
+    out, seconds, peak = fit(case.model, [*args, *(case.quick if quick else [])], folder)
+    with silenced():  # building the DataModule through the CLI prints Lightning's lines
+        scores = case.baselines(args)
+    return Result(case, args, tested_metrics(out), *scores, seconds, peak)
+
+
+def shown_args(args: list[str], folder: Path) -> str:
+    """The data arguments as a user would type them: paths relative to the data folder, configs to the repo."""
+    text = " ".join(args).replace(f"{folder}/", "").replace(f"{CONFIGS.parent}/", "")
+    return text.replace("--data project.data.images.ImageFolderDataModule", "--data ImageFolderDataModule")
+
+
+def table(results: list[Result], root: Path) -> str:
+    lines = [
+        "| case | data | `--model` and its data arguments | metric | template | best baseline | "
+        "template ÷ best | every baseline | wall s | peak MB |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        name, best = r.best_baseline
+        verdict = "**behind**" if r.behind else "ahead" if r.value != best else "even"
+        ratio = f"{r.value / best:.2f} ({verdict})" if best else verdict
+        others = ", ".join(f"{n} {v:.3f}" for n, v in r.baselines.items())
+        command = f"`{r.case.model} {shown_args(r.command, root / r.case.name)}`"
+        lines.append(
+            f"| {r.case.name} | {r.case.data} | {command} | {r.case.metric} ({'higher' if r.case.higher else 'lower'}"
+            f" is better) | {r.value:.3f} | {name} {best:.3f} | {ratio} | {others} | {r.seconds:.0f}"
+            f" | {r.peak_mb:.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> list[Result]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="+", choices=[c.name for c in CASES], help="these cases only")
+    parser.add_argument("--quick", action="store_true", help="every case shrunk: correctness, never timing")
+    args = parser.parse_args(argv)
+    cases = [c for c in CASES if args.only is None or c.name in args.only]
+    results = []
+    with tempfile.TemporaryDirectory() as root:
+        for case in cases:
+            results.append(run(case, Path(root) / case.name, args.quick))
+            print(f"{case.name}: {case.metric} {results[-1].value:.4f}", file=sys.stderr, flush=True)
+        print(table(results, Path(root)))
+    behind = [r.case.name for r in results if r.behind]
+    print(f"\n{len(behind)} of {len(results)} cases behind their best baseline: {', '.join(behind) or 'none'}")
+    print(f"{os.cpu_count()} CPUs, python {sys.version.split()[0]}{', --quick' if args.quick else ''}")
+    return results
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,36 @@
+"""The real-data board (benchmarks/real_data.py) on every case, shrunk (`--quick`): each case's command runs and
+prints its test metric, the baselines score the same split, and the baselines themselves are right on real data.
+Correctness only: the board's numbers live in benchmarks/README.md."""
+
+import math
+
+import pytest
+
+from benchmarks import real_data
+
+pytestmark = pytest.mark.slow
+
+
+def test_every_case_runs_and_its_baselines_score_the_same_split(capsys):
+    results = {r.case.name: r for r in real_data.main(["--quick"])}
+    assert set(results) == {c.name for c in real_data.CASES}
+    table = capsys.readouterr().out
+    for name, result in results.items():
+        assert f"| {name} |" in table
+        assert math.isfinite(result.value), (name, result.tested)
+        assert result.baselines and all(math.isfinite(v) for v in result.baselines.values()), (name, result.baselines)
+        assert result.seconds > 0 and result.peak_mb > 100, (name, result.seconds, result.peak_mb)
+    for name in ("co2", "elnino", "elec_equip", "sunspots"):
+        r = results[name]
+        # The board cut the model's own test windows: the seasonal naive's MAE it computed is the one the fit logged.
+        assert r.facts["test/mae_seasonal_naive"] == pytest.approx(r.tested["test/mae_seasonal_naive"], abs=1e-3)
+        assert r.tested["test/mase"] == pytest.approx(r.tested["test/mae"] / r.tested["test/mae_seasonal_naive"], 1e-3)
+        assert r.baselines["seasonal naive"] == pytest.approx(1.0)
+    # A trend and a yearly season: Holt-Winters beats repeating last year, and the drift helps it too.
+    co2 = results["co2"].baselines
+    assert co2["Holt-Winters"] < co2["seasonal naive + drift"] < co2["seasonal naive"], co2
+    # Pixels read in the right order and with their labels: an SVM learns digit scans even from 180 of them.
+    assert results["digits_32"].baselines["RBF SVM"] >= 0.8, results["digits_32"].baselines
+    assert results["digits_32"].facts["test images"] == 60
+    # Communities: the label spreads along the friendships.
+    assert results["karate_nodes"].baselines["label propagation"] >= 0.6, results["karate_nodes"].baselines
