@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.parity import silenced
+from project.extras import require
 from tests.real_data import digits_split, networkx_edges, statsmodels_series
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
@@ -376,6 +377,7 @@ def main(argv: list[str] | None = None) -> list[Result]:
     parser.add_argument("--only", nargs="+", choices=[c.name for c in CASES], help="these cases only")
     parser.add_argument("--quick", action="store_true", help="every case shrunk: correctness, never timing")
     args = parser.parse_args(argv)
+    require("statsmodels", extra="bench")  # scikit-learn comes with the dev extra
     cases = [c for c in CASES if args.only is None or c.name in args.only]
     results = []
     with tempfile.TemporaryDirectory() as root:

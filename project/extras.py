@@ -10,6 +10,7 @@ EXTRAS = {
     "onnx": ("onnx", "onnxscript", "onnxruntime"),
     "mlflow": ("mlflow-skinny",),
     "wandb": ("wandb",),
+    "bench": ("statsmodels",),
 }
 
 
