@@ -88,9 +88,8 @@ def statsmodels_series(name: str, path: Path) -> Path:
 
 def networkx_edges(name: str, path: Path) -> Path:
     """One of networkx's real graphs (shipped inside its wheel) as the edge-list CSV a user would write,
-    `src,dst[,weight]`: `les_miserables` (77 characters, 254 co-appearances weighted by count),
-    `florentine_families` (15 Renaissance families, 20 marriages), `davis_southern_women` (18 women and the
-    14 social events each attended: 89 links of a two-mode graph)."""
+    `src,dst[,weight]`: for example `les_miserables` (77 characters, 254 co-appearances weighted by count) or
+    `davis_southern_women` (18 women and the 14 social events each attended: 89 links of a two-mode graph)."""
     import networkx  # torch's own dependency
 
     graph = getattr(networkx, f"{name}_graph")()
