@@ -1,9 +1,9 @@
 """The real-data board: each family's defaults on real data nobody here made, beside the baselines a
 practitioner would try first, on exactly the same split and metric.
 
-    .venv/bin/python -m benchmarks.real_data                      # every case: the table in benchmarks/README.md
-    .venv/bin/python -m benchmarks.real_data --only co2 digits_96  # some cases
-    .venv/bin/python -m benchmarks.real_data --quick               # every case shrunk: a smoke run for the tests
+    .venv/bin/python -m benchmarks.real_data                               # every case: benchmarks/README.md
+    .venv/bin/python -m benchmarks.real_data --only co2 digits_96_quarter  # some cases
+    .venv/bin/python -m benchmarks.real_data --quick                       # every case shrunk, for the tests
 
 Every case runs the README's own command in a subprocess, `python -m project.fit --model NAME` with only the
 data arguments and facts about the data (its season, its image size, windows that fit a short series), and
@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.parity import silenced
+from project.cli import build
 from project.extras import require
 from tests.real_data import digits_split, networkx_edges, statsmodels_series
 
@@ -45,7 +46,8 @@ class Case:
     """One row of the board.
 
     `write(folder, quick)` writes the data under `folder` and returns the data arguments of the command;
-    `baselines(args)` scores the baselines on the split those arguments give, and may add facts of that
+    `baselines(datamodule)` scores the baselines on the split of the DataModule those arguments build for `model`
+    (the one the fit trained on), and may add facts of that
     split under names the fit also prints (`test/mae_seasonal_naive`), so a test can check that both scored
     the same split; `metric` is the test metric both are compared by, `higher` whether higher is better.
     """
@@ -56,7 +58,7 @@ class Case:
     metric: str
     higher: bool
     write: Callable[[Path, bool], list[str]]
-    baselines: Callable[[list[str]], Scores]
+    baselines: Callable[[Any], Scores]
     quick: list[str] = field(default_factory=list)  # what --quick adds to the command
 
 
@@ -87,14 +89,15 @@ def pixels(root: Path) -> tuple[np.ndarray, np.ndarray]:
     return np.stack(rows), np.array(labels)
 
 
-def image_baselines(args: list[str]) -> Scores:
+def image_baselines(datamodule: Any) -> Scores:
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
     from sklearn.svm import SVC
 
-    x, y = pixels(Path(args[args.index("--data.root") + 1]))
-    x_test, y_test = pixels(Path(args[args.index("--data.test_root") + 1]))
+    root, _, test_root = datamodule.roots
+    x, y = pixels(Path(root))
+    x_test, y_test = pixels(Path(test_root))
     models = {
         "logistic regression": make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)),
         "RBF SVM": SVC(),
@@ -119,12 +122,9 @@ def series(name: str, season: int, input_length: int | None = None, horizon: int
     return write
 
 
-def series_baselines(args: list[str]) -> Scores:
-    """The baselines over the model's own test windows (the DataModule the command builds cuts them), each as a
-    MASE: its MAE over the seasonal naive's on the same windows, as the model's `test/mase`."""
-    from project.cli import build
-
-    datamodule = build("lstm_forecast", *args).datamodule
+def series_baselines(datamodule: Any) -> Scores:
+    """The baselines over the model's own test windows, each as a MASE: its MAE over the seasonal naive's on the
+    same windows, as the model's `test/mase`."""
     datamodule.setup("test")
     windows, horizon, season = datamodule.test_set, datamodule.horizon, datamodule.season
     values = datamodule.load().values[:, 0].double().numpy()
@@ -157,8 +157,9 @@ def series_baselines(args: list[str]) -> Scores:
 
 
 def refits(origins: list[int], season: int) -> list[tuple[int, int]]:
-    """Each forecast origin with the origin Holt-Winters was last fitted at: the first, then once a season (a
-    year of weekly or monthly data; every 12 steps without a season), as it is re-estimated in production."""
+    """Each forecast origin with the origin Holt-Winters was last fitted at: the first, then once a season but
+    at most every 12 steps (a year of monthly data; 12 steps also without a season, or with a shorter one), as
+    it is re-estimated in production."""
     every, fitted, pairs = max(season, 12) if season > 1 else 12, origins[0], []
     for origin in origins:
         if origin - fitted >= every:
@@ -203,16 +204,14 @@ def node_config(source: str) -> Callable[[Path, bool], list[str]]:
     return write
 
 
-def node_baselines(args: list[str]) -> Scores:
+def node_baselines(datamodule: Any) -> Scores:
     """Logistic regression on each node's own features, and label propagation (networkx's harmonic function:
     each unlabelled node takes the mean label of its neighbours) from the training nodes' labels."""
     import networkx
     from networkx.algorithms.node_classification import harmonic_function
     from sklearn.linear_model import LogisticRegression
 
-    from project.cli import build
-
-    graph = build("gcn", *args).datamodule.graph
+    graph = datamodule.graph
     x, y = graph.x.numpy(), graph.y.numpy()
     train, test = graph.train_mask.numpy(), graph.test_mask.numpy()
     logistic = LogisticRegression(max_iter=2000).fit(x[train], y[train])
@@ -238,11 +237,9 @@ def edge_list(name: str) -> Callable[[Path, bool], list[str]]:
     return write
 
 
-def link_baselines(args: list[str]) -> Scores:
+def link_baselines(datamodule: Any) -> Scores:
     from benchmarks.link_real import adamic_adar
-    from project.cli import build
 
-    datamodule = build("gcn_link", *args).datamodule
     datamodule.setup("test")
     return {"Adamic-Adar": adamic_adar(datamodule)["mrr"]}, {"test links": datamodule.links["test"].shape[1]}
 
@@ -342,7 +339,7 @@ def run(case: Case, folder: Path, quick: bool) -> Result:
     args = case.write(folder, quick)
     out, seconds, peak = fit(case.model, [*args, *(case.quick if quick else [])], folder)
     with silenced():  # building the DataModule through the CLI prints Lightning's lines
-        scores = case.baselines(args)
+        scores = case.baselines(build(case.model, *args).datamodule)
     return Result(case, args, tested_metrics(out), *scores, seconds, peak)
 
 

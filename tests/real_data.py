@@ -23,8 +23,13 @@ def digit_scans(root: Path) -> Path:
     for i, (image, label) in enumerate(zip(digits.images, digits.target, strict=True)):
         folder = root / str(label)
         folder.mkdir(parents=True, exist_ok=True)
-        Image.fromarray((image * 255 / 16).astype(np.uint8)).save(folder / f"{i:04d}.png")
+        scan_image(image).save(folder / f"{i:04d}.png")
     return root
+
+
+def scan_image(scan: np.ndarray) -> Image.Image:
+    """One of scikit-learn's digit scans (grey levels 0-16) as an 8-bit greyscale image."""
+    return Image.fromarray((scan * 255 / 16).astype(np.uint8))
 
 
 def digits_split(root: Path, canvas: int | None = None, side: int = 8, seed: int = 0, limit: int | None = None) -> Path:
@@ -44,7 +49,7 @@ def digits_split(root: Path, canvas: int | None = None, side: int = 8, seed: int
     rng = np.random.default_rng(seed)
     for split, members in (("train", train), ("val", val), ("test", test)):
         for i in members:
-            image = Image.fromarray((images[i] * 255 / 16).astype(np.uint8))
+            image = scan_image(images[i])
             if canvas is not None:
                 scan = image.resize((side, side), Image.BILINEAR)
                 image = Image.new("L", (canvas, canvas))
