@@ -4,28 +4,30 @@ practitioner would try first, on exactly the same split and metric.
     .venv/bin/python -m benchmarks.real_data                               # every case: benchmarks/README.md
     .venv/bin/python -m benchmarks.real_data --only co2 digits_96_quarter  # some cases
     .venv/bin/python -m benchmarks.real_data --quick                       # every case shrunk, for the tests
+    .venv/bin/python -m benchmarks.real_data --only co2 --extra "--model.net.init_args.skip none"  # a variant
 
 Every case runs the README's own command in a subprocess, `python -m project.fit --model NAME` with only the
 data arguments and facts about the data (its season, its image size, windows that fit a short series), and
 reads the test metric it prints (at the best checkpoint). The baselines are computed here, by well-kept
 libraries, on the same files and the same split: for images a linear model and an RBF SVM on the pixels
-(scikit-learn); for series the last value, the seasonal naive, the seasonal naive with drift and Holt-Winters
+(scikit-learn); for series the forecasts the model logs beside its own (the last value, the seasonal naive, the
+seasonal naive with drift, ETS fitted on the training part) and Holt-Winters re-estimated once a season
 (statsmodels) over the same forecast windows, scored as the model is (MASE: MAE over the seasonal naive's);
 for nodes logistic regression on the node features and label propagation over the graph (networkx); for links
 Adamic-Adar. Wall time and peak memory (VmHWM) are the fit process's own.
 
-The data comes from inside the packages' wheels (tests/real_data.py writes it), nothing is downloaded. The
-libraries only this board needs are the `bench` extra (`make setup` installs it).
+The data comes from inside the packages' wheels (tests/real_data.py writes it), nothing is downloaded.
 """
 
 import argparse
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +36,6 @@ import numpy as np
 
 from benchmarks.parity import silenced
 from project.cli import build
-from project.extras import require
 from tests.real_data import digits_split, networkx_edges, statsmodels_series
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
@@ -109,13 +110,16 @@ def image_baselines(datamodule: Any) -> Scores:
 # Series ---------------------------------------------------------------------------------------------------------
 
 
-def series(name: str, season: int, input_length: int | None = None, horizon: int | None = None,
-           fraction: float | None = None) -> Callable[[Path, bool], list[str]]:  # fmt: skip
+def series(name: str, season: int | None = None, horizon: int | None = None, fraction: float | None = None
+           ) -> Callable[[Path, bool], list[str]]:  # fmt: skip
+    """A statsmodels series, with only what the data cannot say itself: a season its times do not show (years
+    as numbers), a horizon, the share of a short series kept for validation and test. The windows are `auto`."""
+
     def write(folder: Path, quick: bool) -> list[str]:
         path = statsmodels_series(name, folder / f"{name}.csv")
-        given = {"input_length": input_length, "horizon": horizon, "val_fraction": fraction, "test_fraction": fraction}
+        given = {"season": season, "horizon": horizon, "val_fraction": fraction, "test_fraction": fraction}
         return [
-            "--data.path", str(path), "--data.season", str(season),
+            "--data.path", str(path),
             *(arg for key, value in given.items() if value is not None for arg in (f"--data.{key}", str(value))),
         ]  # fmt: skip
 
@@ -129,26 +133,19 @@ def series_baselines(datamodule: Any) -> Scores:
     windows, horizon, season = datamodule.test_set, datamodule.horizon, datamodule.season
     values = datamodule.load().values[:, 0].double().numpy()
     targets = windows.targets.double().numpy()
-    last_value, seasonal = (b.double().numpy() for b in windows.baselines.unbind(1))
+    last_value, seasonal, drift, ets = (b.double().numpy() for b in windows.baselines.unbind(1))
     scale = np.abs(seasonal - targets).mean()
     origins = [windows.span(i)[0] + datamodule.input_length for i in range(len(windows))]  # first forecast steps
-
-    drift = []  # the seasonal naive plus the input window's mean change per season, once per season back
-    ahead = np.arange(horizon)
-    for origin in origins:
-        inputs = values[origin - datamodule.input_length : origin]
-        per_season = (inputs[season:] - inputs[:-season]).mean() if season < len(inputs) else 0.0
-        back = ahead // season + 1
-        drift.append(values[origin + ahead - season * back] + back * per_season)
 
     pairs = refits(origins, season)
     fits = {at: holt_winters_fit(values[:at], season) for at in sorted({at for _, at in pairs})}
     holt_winters = [holt_winters_forecast(values[:origin], horizon, fits[at]) for origin, at in pairs]
 
-    forecasts = {
+    forecasts = {  # the first four as the model logs them beside its own (project/data/series/baselines.py)
         "last value": last_value,
         "seasonal naive": seasonal,
-        "seasonal naive + drift": np.array(drift),
+        "seasonal naive + drift": drift,
+        "ETS fitted on training": ets,
         "Holt-Winters": np.array(holt_winters),
     }
     assert np.isfinite(scale) and scale > 0, "the seasonal naive forecast is exact on every window"
@@ -255,14 +252,18 @@ CASES = [
          digits(64, 32, 64), image_baselines, QUICK_IMAGES),
     Case("digits_96_quarter", "the scans at a quarter of the side (24 px) at random places on 96 px", "cnn",
          "test/acc", True, digits(96, 24, 96), image_baselines, QUICK_IMAGES),
-    Case("co2", "weekly CO2, Mauna Loa 1958-2001 (2,284 weeks), season 52", "lstm_forecast", "test/mase", False,
-         series("co2", 52), series_baselines, QUICK_SERIES),
-    Case("elnino", "monthly El Niño sea temperature 1950-2010 (732), season 12, 48 in, 12 out", "lstm_forecast",
-         "test/mase", False, series("elnino", 12, 48, 12), series_baselines, QUICK_SERIES),
-    Case("elec_equip", "monthly orders of electrical equipment 1995-2016 (257), season 12, 24 in, 6 out",
-         "lstm_forecast", "test/mase", False, series("elec_equip", 12, 24, 6, 0.2), series_baselines, QUICK_SERIES),
-    Case("sunspots", "yearly sunspots 1700-2008 (309), cycle 11, 22 in, 11 out", "lstm_forecast", "test/mase",
-         False, series("sunspots", 11, 22, 11, 0.2), series_baselines, QUICK_SERIES),
+    Case("co2", "weekly CO2, Mauna Loa 1958-2001 (2,284 weeks), 24 out", "lstm_forecast", "test/mase", False,
+         series("co2"), series_baselines, QUICK_SERIES),
+    Case("elnino", "monthly El Niño sea temperature 1950-2010 (732), 12 out", "lstm_forecast", "test/mase", False,
+         series("elnino", horizon=12), series_baselines, QUICK_SERIES),
+    Case("elec_equip", "monthly orders of electrical equipment 1995-2016 (257), 6 out", "lstm_forecast",
+         "test/mase", False, series("elec_equip", horizon=6, fraction=0.2), series_baselines, QUICK_SERIES),
+    Case("sunspots", "yearly sunspots 1700-2008 (309), cycle 11, 11 out", "lstm_forecast", "test/mase", False,
+         series("sunspots", season=11, horizon=11, fraction=0.2), series_baselines, QUICK_SERIES),
+    Case("unemployment", "quarterly US unemployment rate 1959-2009 (203), 4 out", "lstm_forecast", "test/mase",
+         False, series("macrodata.unemp", horizon=4, fraction=0.2), series_baselines, QUICK_SERIES),
+    Case("gdp", "quarterly US real GDP 1959-2009 (203), 4 out", "lstm_forecast", "test/mase", False,
+         series("macrodata.realgdp", horizon=4, fraction=0.2), series_baselines, QUICK_SERIES),
     Case("karate_nodes", "Zachary's karate club (34 members, 4 communities), node classes", "gcn", "test/acc", True,
          node_config("karate"), node_baselines, QUICK_GRAPHS),
     Case("lesmis_links", "Les Misérables co-appearances (77 characters, 254 weighted links)", "gcn_link",
@@ -334,9 +335,10 @@ def tested_metrics(out: str) -> dict[str, float]:
     return {name: float(value) for name, value in re.findall(r"(\S+) (-?[\d.]+(?:e-?\d+)?|nan)", line.group(1))}
 
 
-def run(case: Case, folder: Path, quick: bool) -> Result:
+def run(case: Case, folder: Path, quick: bool, extra: Sequence[str] = ()) -> Result:
+    """The case's fit and its baselines; `extra` goes on the command (and so on the split the baselines see)."""
     folder.mkdir(parents=True)
-    args = case.write(folder, quick)
+    args = [*case.write(folder, quick), *extra]
     out, seconds, peak = fit(case.model, [*args, *(case.quick if quick else [])], folder)
     with silenced():  # building the DataModule through the CLI prints Lightning's lines
         scores = case.baselines(build(case.model, *args).datamodule)
@@ -373,18 +375,19 @@ def main(argv: list[str] | None = None) -> list[Result]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="+", choices=[c.name for c in CASES], help="these cases only")
     parser.add_argument("--quick", action="store_true", help="every case shrunk: correctness, never timing")
+    parser.add_argument("--extra", default="", help="arguments added to every case's command, to compare a variant")
     args = parser.parse_args(argv)
-    require("statsmodels", extra="bench")  # scikit-learn comes with the dev extra
     cases = [c for c in CASES if args.only is None or c.name in args.only]
     results = []
     with tempfile.TemporaryDirectory() as root:
         for case in cases:
-            results.append(run(case, Path(root) / case.name, args.quick))
+            results.append(run(case, Path(root) / case.name, args.quick, shlex.split(args.extra)))
             print(f"{case.name}: {case.metric} {results[-1].value:.4f}", file=sys.stderr, flush=True)
         print(table(results, Path(root)))
     behind = [r.case.name for r in results if r.behind]
     print(f"\n{len(behind)} of {len(results)} cases behind their best baseline: {', '.join(behind) or 'none'}")
-    print(f"{os.cpu_count()} CPUs, python {sys.version.split()[0]}{', --quick' if args.quick else ''}")
+    variant = (", --quick" if args.quick else "") + (f", --extra {args.extra!r}" if args.extra else "")
+    print(f"{os.cpu_count()} CPUs, python {sys.version.split()[0]}{variant}")
     return results
 
 

@@ -10,7 +10,6 @@ EXTRAS = {
     "onnx": ("onnx", "onnxscript", "onnxruntime"),
     "mlflow": ("mlflow-skinny",),
     "wandb": ("wandb",),
-    "bench": ("statsmodels",),
 }
 
 

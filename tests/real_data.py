@@ -67,12 +67,20 @@ def statsmodels_series(name: str, path: Path) -> Path:
       weeks are filled by linear interpolation, as a user must (the template refuses empty steps);
     - `elec_equip`: monthly euro-area orders of electrical equipment, 1995-2016 (257 months, a yearly season);
     - `elnino`: monthly sea-surface temperature of the El Niño region, 1950-2010 (732 months);
-    - `sunspots`: yearly sunspot numbers, 1700-2008 (309 years, a cycle of about 11).
+    - `sunspots`: yearly sunspot numbers, 1700-2008 (309 years, a cycle of about 11);
+    - `macrodata.unemp`, `macrodata.realgdp` (any column of `macrodata`): quarterly US unemployment rate and real
+      GDP, 1959-2009 (203 quarters; seasonally adjusted).
     """
     import importlib
 
-    data = importlib.import_module(f"statsmodels.datasets.{name}").load_pandas().data
-    if name == "elnino":
+    module, _, column = name.partition(".")
+    data = importlib.import_module(f"statsmodels.datasets.{module}").load_pandas().data
+    if module == "macrodata":
+        rows = [
+            (f"{int(year)}-{3 * int(quarter) - 2:02d}-01", value)
+            for year, quarter, value in zip(data["year"], data["quarter"], data[column], strict=True)
+        ]
+    elif name == "elnino":
         months = data.columns[1:]
         rows = [
             (f"{int(year)}-{m + 1:02d}-01", value)

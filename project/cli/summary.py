@@ -4,6 +4,7 @@ the fit stopped, where the checkpoints and logs are."""
 from lightning.pytorch import Trainer
 
 from project.callbacks.early_stopping import FitEnd
+from project.models.base import TaskModule
 
 
 def fit_summary(
@@ -22,6 +23,9 @@ def fit_summary(
     if tested:
         shown = ", ".join(f"{name} {value:.4f}" for name, value in tested.items() if not name.endswith("/loss"))
         lines.append(f"  test, at the best checkpoint: {shown}")
+        module = trainer.lightning_module
+        if isinstance(module, TaskModule) and (verdict := module.against_baselines(tested)):
+            lines.append(f"  {verdict}")
     if ckpt is not None:
         lines.append(f"  best checkpoint: {ckpt.best_model_path or '(none)'}")
         lines.append(f"  last checkpoint: {(last if last is not None else ckpt.last_model_path) or '(none)'}")

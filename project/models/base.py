@@ -239,6 +239,11 @@ class TaskModule(L.LightningModule, ABC):
         predictions out itself (the forecaster: a row per step ahead; links: the user's node ids)."""
         return self.task.prediction_table(predictions, names)
 
+    def against_baselines(self, tested: dict[str, float]) -> str | None:
+        """One line for the fit summary on how the test scores compare with the baselines the model logs
+        beside its own (the forecaster: MASE against ETS and the naive forecasts); None: it logs none."""
+        return None
+
     def configure_optimizers(self) -> Any:
         optimizer = self.optimizer([p for p in self.parameters() if p.requires_grad])
         if self.scheduler is None:

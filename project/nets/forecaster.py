@@ -1,4 +1,7 @@
-"""An LSTM that reads a window of a series and forecasts the next steps at once."""
+"""An LSTM that reads a window of a series and forecasts the next steps at once, starting from the naive
+forecasts of the same window."""
+
+from typing import Literal
 
 import torch
 from torch import nn
@@ -9,19 +12,30 @@ from project.nets.init import init_weights
 class LSTMForecaster(nn.Module):
     """`(inputs [B, L, F], future covariates [B, H * K])` → forecasts `[B, num_outputs]` (`H * C` values).
 
-    The LSTM reads the `L` input steps (values, then covariates, standardised); its last hidden state, beside
-    the covariates already known for the forecast steps, goes to a linear head that emits every step of the
+    The LSTM reads the `L` input steps (values, then covariates); its last hidden state, beside the
+    covariates already known for the forecast steps, goes to a linear head that emits every step of the
     horizon at once (no feeding back of its own forecasts, so no error compounds over the horizon).
 
-    With `relative`, the values are read relative to the window's last one and the forecast is that last
-    value plus what the network adds: a series with a trend leaves the training range in the later
-    (validation, test) part, where absolute levels are inputs the LSTM never saw, but changes are not.
+    Two inductive biases keep it from losing to the forecasts a practitioner tries first:
+    - `scale: window` takes each window's own level and spread out of its values before the LSTM reads
+      them, and puts them back on what the head emits (as RevIN does): a series with a trend leaves the
+      training range in the later parts, where absolute levels are inputs the LSTM never saw, but shapes
+      relative to the window are not. `last` takes out the last value only; `none` reads the values as the
+      DataModule scaled them.
+    - `skip: learned` gives the head both naive forecasts of the window (the values one `season` earlier,
+      and the last value), on the window's scale, beside the LSTM's summary, and starts it as the seasonal
+      naive forecast exactly (those weights the identity, the rest zero): an untrained network forecasts the
+      seasonal naive, and training re-weighs the two per step and learns the correction, through a linear
+      path that small data can move. `seasonal_naive` / `last_value`: that forecast plus what the head adds
+      (its last layer starts at zero); `none`: the head's output is the forecast (around the window's level).
+      The real-data board's series chose `learned` (docs/tasks.md, "On real series").
 
     Args:
         num_outputs: horizon × value columns; linked from the DataModule.
         input_size: features per input step (value columns + covariates); linked from the DataModule.
         future_size: known covariates of the forecast steps (horizon × covariates); linked as well.
         num_values: value columns among the inputs (the first ones); linked as well.
+        season: the period of the seasonal-naive forecast, in steps; linked from `data.season`.
     """
 
     def __init__(
@@ -30,25 +44,56 @@ class LSTMForecaster(nn.Module):
         input_size: int,
         future_size: int = 0,
         num_values: int = 1,
+        season: int = 1,
         hidden_size: int = 64,
         num_layers: int = 1,
         dropout: float = 0.0,
-        relative: bool = True,
+        scale: Literal["window", "last", "none"] = "window",
+        skip: Literal["learned", "seasonal_naive", "last_value", "none"] = "learned",
     ) -> None:
         super().__init__()
-        self.num_values, self.relative = num_values, relative
+        if num_outputs % num_values:
+            raise ValueError(f"num_outputs={num_outputs} is not a whole number of steps of {num_values} values")
+        self.num_values, self.horizon, self.season = num_values, num_outputs // num_values, season
+        self.scale, self.skip = scale, skip
         self.features = nn.LSTM(
             input_size, hidden_size, num_layers, batch_first=True, dropout=dropout if num_layers > 1 else 0.0
         )
-        self.head = nn.Sequential(nn.Dropout(dropout), nn.Linear(hidden_size + future_size, num_outputs))
+        naive_size = 2 * num_outputs if skip == "learned" else 0
+        self.head = nn.Sequential(nn.Dropout(dropout), nn.Linear(hidden_size + future_size + naive_size, num_outputs))
         self.head.apply(init_weights)
+        if skip != "none":  # the correction starts at nothing: the forecast starts at the naive one
+            nn.init.zeros_(self.head[-1].weight)
+            nn.init.zeros_(self.head[-1].bias)
+        if skip == "learned":  # reads the seasonal naive forecast through as it is, to start with
+            first = hidden_size + future_size
+            with torch.no_grad():
+                self.head[-1].weight[:, first : first + num_outputs] = torch.eye(num_outputs)
+
+    def naive(self, values: torch.Tensor, kind: str) -> torch.Tensor:
+        """A naive forecast `[B, H, C]` from the input values `[B, L, C]`: each step's value one season
+        earlier (while still among the inputs, so a horizon past one season repeats the last season), or
+        the last value."""
+        if kind == "last_value":
+            return values[:, -1:].expand(-1, self.horizon, -1)
+        length, steps = values.shape[1], torch.arange(self.horizon)
+        return values[:, length + steps - self.season * (steps // self.season + 1)]
 
     def forward(self, inputs: torch.Tensor, future: torch.Tensor) -> torch.Tensor:
-        level = inputs[:, -1:, : self.num_values]  # [B, 1, C]: the last observed values
-        if self.relative:
-            inputs = torch.cat([inputs[..., : self.num_values] - level, inputs[..., self.num_values :]], dim=-1)
-        _, (hidden, _) = self.features(inputs)
-        forecast = self.head(torch.cat([hidden[-1], future], dim=1))
-        if self.relative:  # steps × values, flattened as the targets are
-            forecast = forecast + level.expand(-1, forecast.shape[1] // self.num_values, -1).reshape(len(forecast), -1)
-        return forecast
+        values = inputs[..., : self.num_values]  # [B, L, C]
+        if self.scale == "window":
+            level = values.mean(dim=1, keepdim=True)
+            spread = values.std(dim=1, keepdim=True, unbiased=False).clamp(min=1e-3)  # a flat window: no division by 0
+        elif self.scale == "last":
+            level, spread = values[:, -1:], torch.ones_like(values[:, -1:])
+        else:
+            level, spread = torch.zeros_like(values[:, -1:]), torch.ones_like(values[:, -1:])
+        scaled = torch.cat([(values - level) / spread, inputs[..., self.num_values :]], dim=-1)
+        _, (hidden, _) = self.features(scaled)
+        read = [hidden[-1], future]
+        if self.skip == "learned":  # both naive forecasts, on the window's scale, for the head to weigh
+            for kind in ("seasonal_naive", "last_value"):
+                read.append(((self.naive(values, kind) - level) / spread).reshape(len(inputs), -1))
+        correction = self.head(torch.cat(read, dim=1)).view(len(inputs), self.horizon, -1)
+        base = level if self.skip in ("none", "learned") else self.naive(values, self.skip)
+        return (base + spread * correction).reshape(len(inputs), -1)  # steps × values, flattened as the targets

@@ -222,16 +222,19 @@ def make_pruner(options: dict[str, Any]) -> Any:
 def open_storage(url: str, attempts: int = 5) -> Any:
     """An Optuna storage by URL. SQLite waits up to a minute for a lock: several workers share the file.
 
-    Workers started at once on a new database each create its tables; the server lets one win and refuses
-    the others (a duplicate key). Then the tables are there, and the next attempt opens them.
+    Workers started at once on a new database each create its tables and stamp its schema version; the
+    server lets one win, and the others fail in one of several ways (a duplicate key or table, two version
+    rows, a version row not yet visible). Then the tables are there, and the next attempt opens them; the
+    last attempt's error, if any, is the user's (a wrong URL, a server that is down).
     """
     import optuna
-    from sqlalchemy.exc import IntegrityError, OperationalError
 
     engine = {"connect_args": {"timeout": 60}} if url.startswith("sqlite") else {"pool_pre_ping": True}
     for attempt in range(attempts - 1):
         try:
             return optuna.storages.RDBStorage(url, engine_kwargs=engine)
-        except (IntegrityError, OperationalError):
+        except ImportError:  # no driver for the URL: no retry helps
+            raise
+        except Exception:
             time.sleep(0.5 + attempt)
     return optuna.storages.RDBStorage(url, engine_kwargs=engine)

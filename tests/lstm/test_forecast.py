@@ -33,7 +33,7 @@ def test_every_window_lies_inside_its_split():
         assert min(first for first, _ in spans) == low and max(end for _, end in spans) == high
     assert len(dm.val_set) == 150 - 48 - 6 + 1
     inputs, future, target, baselines = dm.val_set[0]
-    assert inputs.shape == (48, 1) and future.shape == (0,) and target.shape == (6,) and baselines.shape == (2, 6)
+    assert inputs.shape == (48, 1) and future.shape == (0,) and target.shape == (6,) and baselines.shape == (4, 6)
     torch.testing.assert_close(target, dm.series.values[val_start + 48 : val_start + 54, 0])
     assert len(small(test_fraction=0.0).test_set) == 0  # no test part: no window, and no error
 
@@ -58,13 +58,16 @@ def test_baselines_repeat_the_last_value_and_the_last_season():
     assert target.tolist() == [8, 9, 10, 11, 12, 13]
     assert baselines[0].tolist() == [7] * 6  # the last input value
     assert baselines[1].tolist() == [4, 5, 6, 7, 4, 5]  # the last 4 input steps, repeated
+    assert baselines[2].tolist() == [8, 9, 10, 11, 12, 13]  # with the window's change per season: exact on a line
+    assert baselines[3].tolist() == [0] * 6  # no ETS forecasts given
 
 
-def test_the_model_is_logged_beside_both_baselines_and_mase():
+def test_the_model_is_logged_beside_the_baselines_and_mase():
     cli = build("lstm_forecast", *TINY, *SMALL_SERIES, "--trainer.max_epochs=1")
     cli.trainer.fit(cli.model, cli.datamodule)
     logged = cli.trainer.callback_metrics
-    for name in ("val/mae", "val/rmse", "val/r2", "val/mae_last_value", "val/mae_seasonal_naive", "val/mase"):
+    baselines = ("val/mae_last_value", "val/mae_seasonal_naive", "val/mae_seasonal_drift", "val/mae_ets")
+    for name in ("val/mae", "val/rmse", "val/r2", *baselines, "val/mase"):
         assert name in logged, name
     torch.testing.assert_close(logged["val/mase"], logged["val/mae"] / logged["val/mae_seasonal_naive"])
     # The seasonal naive MAE, recomputed by hand on the validation windows.
@@ -116,7 +119,8 @@ def test_a_missing_column_a_short_split_and_a_season_longer_than_the_input_are_n
     path = write_series(tmp_path / "series.csv", hourly(300))
     with pytest.raises(DataError, match=r"series.csv, line 1: no column 'value' \(columns: time, load, holiday\)"):
         SeriesDataModule(path=str(path)).setup("fit")
-    with pytest.raises(DataError, match=r"the validation part has 45 steps, fewer than input_length \+ horizon = 72"):
+    message = r"validation part has 45 steps, fewer than the 73 that 2 windows of input_length 48 \+ horizon 24 take"
+    with pytest.raises(DataError, match=message + r": the longest input that fits is 20 steps"):
         SeriesDataModule(path=str(path), value_fields=["load"], input_length=48, horizon=24).setup("fit")
     with pytest.raises(ConfigError, match=r"data.covariate_fields name columns of a file: give it with data.path"):
         SeriesDataModule(covariate_fields=["holiday"])
@@ -174,7 +178,7 @@ def test_known_covariates_reach_the_forecast(tmp_path):
     for covariates in ("[]", "[flag]"):
         window = ["--data.input_length=24", "--data.horizon=4", "--data.season=24"]
         data = [f"--data.path={path}", f"--data.covariate_fields={covariates}", *window]
-        cli = build("lstm_forecast", *TINY, *data, *SHORT_FAST, "--model.net.relative=false")
+        cli = build("lstm_forecast", *TINY, *data, *SHORT_FAST, "--model.net.scale=none", "--model.net.skip=none")
         cli.trainer.fit(cli.model, cli.datamodule)
         mae[covariates] = float(cli.trainer.callback_metrics["val/mae_best"])
     assert mae["[flag]"] < 0.5 * mae["[]"], mae

@@ -131,6 +131,8 @@ def test_two_workers_share_a_study_in_postgresql(tmp_path, postgres_server):
     workers = [subprocess.Popen(command, cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True) for _ in range(2)]  # fmt: skip
     outputs = [w.communicate(timeout=300)[0] for w in workers]
+    for number, out in enumerate(outputs):  # shown whole if an assertion fails (an assertion's text is cut)
+        print(f"--- worker {number} ---\n{out}")
     assert [w.returncode for w in workers] == [0, 0], outputs
     trials = study("pg", postgres_server).trials
     assert {t.state.name for t in trials} == {"COMPLETE"} and len(trials) >= 4, outputs

@@ -1,20 +1,26 @@
 """Read a time series from a CSV: a time column, value columns, optional known covariate columns.
 
-Every problem names the file, the line and the column: a value that is not a number or is empty,
-timestamps out of order or repeated.
+Every problem names the file, the line and the column: a value that is not a number, an empty one (unless
+`missing` fills it), timestamps out of order or repeated.
 """
 
 import csv
+import logging
+import math
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Literal
 
 import torch
 
 from project.data.values import read_number
 from project.errors import DataError, MissingDataError
 
-EMPTY = "fill or drop the row (a series needs every step)"
+log = logging.getLogger(__name__)
+
+Missing = Literal["error", "interpolate", "ffill"]
+EMPTY = "fill or drop the row (a series needs every step), or let --data.missing interpolate or ffill fill it"
 
 
 @dataclass(frozen=True)
@@ -28,8 +34,11 @@ class Series:
         return len(self.times)
 
 
-def read_series(path: str | Path, time_field: str, value_fields: list[str], covariate_fields: list[str]) -> Series:
-    """The series in `path`, checked: sorted strictly increasing times, a number in every value and covariate."""
+def read_series(
+    path: str | Path, time_field: str, value_fields: list[str], covariate_fields: list[str], missing: Missing = "error"
+) -> Series:
+    """The series in `path`, checked: sorted strictly increasing times, a number in every value and covariate;
+    empty cells refused, or filled by `missing` (`fill_gaps`)."""
     path = Path(path)
     if not path.is_file():
         raise MissingDataError(f"{path}: no such file")
@@ -55,9 +64,9 @@ def read_series(path: str | Path, time_field: str, value_fields: list[str], cova
             previous = at
             rows.append(
                 [
-                    read_number(
-                        row.get(field), path, line, field, empty="fill or drop the row (a series needs every step)"
-                    )
+                    math.nan
+                    if missing != "error" and not (row.get(field) or "").strip()
+                    else read_number(row.get(field), path, line, field, empty=EMPTY)
                     for field in [*value_fields, *covariate_fields]
                 ]
             )
@@ -66,7 +75,40 @@ def read_series(path: str | Path, time_field: str, value_fields: list[str], cova
     if not rows:
         raise DataError(f"{path}: no rows under the header")
     table = torch.tensor(rows, dtype=torch.float32)
+    if missing != "error":
+        table = fill_gaps(table, [*value_fields, *covariate_fields], lines, path, missing)
     return Series(times, table[:, : len(value_fields)], table[:, len(value_fields) :], lines)
+
+
+def fill_gaps(table: torch.Tensor, fields: list[str], lines: list[int], path: Path, how: Missing) -> torch.Tensor:
+    """Each column's empty cells (NaN) filled: `interpolate` draws a line between the values either side (by
+    step, not by time: the rows are the steps) and carries the last value over a gap at the end; `ffill`
+    carries the last value forward. A gap before a column's first value has nothing to fill from: refused."""
+    filled = table.clone()
+    for column, field in enumerate(fields):
+        gaps = torch.isnan(filled[:, column]).nonzero().flatten()
+        if not len(gaps):
+            continue
+        known = (~torch.isnan(filled[:, column])).nonzero().flatten()
+        if not len(known) or gaps[0] < known[0]:
+            raise DataError(
+                f"{path}, line {lines[int(gaps[0])]}: {field} is empty and no earlier value fills it "
+                f"(data.missing={how}): give it a value, or drop the rows before its first value"
+            )
+        values = filled[:, column]
+        after = torch.searchsorted(known, gaps)  # the first known step after each gap step
+        before, next_known = known[after - 1], known[after.clamp(max=len(known) - 1)]
+        fill = values[before]
+        if how == "interpolate":
+            inside = after < len(known)  # a gap at the end has no value after it: carried forward
+            share = (gaps - before).double() / (next_known - before).clamp(min=1).double()
+            line = values[before] + share.float() * (values[next_known] - values[before])
+            fill = torch.where(inside, line, fill)
+        filled[gaps, column] = fill
+        log.warning(
+            "%s: %d empty %s cells filled (%s), the first at line %d", path, len(gaps), field, how, lines[int(gaps[0])]
+        )
+    return filled
 
 
 def _time(stamp: str, path: Path, line: int, field: str) -> float:

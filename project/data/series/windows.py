@@ -3,17 +3,21 @@
 import torch
 from torch.utils.data import Dataset
 
+from project.data.series.baselines import BASELINES, naive_sources, seasonal_drift
+
 
 class Windows(Dataset):
     """Every window whose inputs and targets lie in steps `[start, end)` of the series.
 
-    An item is `(inputs [L, C + K], future covariates [H * K], targets [H * C], baselines [2, H * C])`:
+    An item is `(inputs [L, C + K], future covariates [H * K], targets [H * C], baselines [4, H * C])`:
     inputs are the standardised values and covariates, targets the values in their own units, and the
-    baselines (in the same units) the last-value and seasonal-naive forecasts of the same window.
+    baselines (in the same units) the forecasts of `baselines.BASELINES` for the same window.
 
     Args:
         values: `[T, C]` in their own units; scaled: `[T, C]` standardised; covariates: `[T, K]` standardised.
         period: the seasonal-naive forecast repeats the last `period` input steps.
+        ets: `[T + 1, H, C]`, row `t` the Holt-Winters forecast from origin `t` (`holt_winters_forecasts`);
+            None: zeros (a window to forecast from, whose baselines nobody scores).
     """
 
     def __init__(
@@ -26,6 +30,7 @@ class Windows(Dataset):
         input_length: int,
         horizon: int,
         period: int,
+        ets: torch.Tensor | None = None,
     ) -> None:
         self.values, self.scaled, self.covariates = values, scaled, covariates
         self.input_length, self.horizon, self.period = input_length, horizon, period
@@ -37,10 +42,15 @@ class Windows(Dataset):
         ahead = now.unsqueeze(1) + torch.arange(horizon)  # [N, H]
         self.targets = values[ahead].reshape(self.count, horizon * values.shape[1])
         self.future = covariates[ahead].reshape(self.count, horizon * covariates.shape[1])
-        steps = torch.arange(horizon)
-        seasonal = values[ahead - period * (steps // period + 1)]  # one period back, while still in the inputs
+        back, _ = naive_sources(horizon, period)
+        seasonal = values[now.unsqueeze(1) - back]  # one period back, while still in the inputs
         last = values[now - 1].unsqueeze(1).expand(-1, horizon, -1)
-        self.baselines = torch.stack([last, seasonal], dim=1).reshape(self.count, 2, horizon * values.shape[1])
+        drift = seasonal_drift(values, now, input_length, horizon, period)
+        holt_winters = ets[now] if ets is not None else torch.zeros_like(seasonal)
+        forecasts = {"last_value": last, "seasonal_naive": seasonal, "seasonal_drift": drift, "ets": holt_winters}
+        self.baselines = torch.stack([forecasts[name] for name in BASELINES], dim=1).reshape(
+            self.count, len(BASELINES), horizon * values.shape[1]
+        )
         table = torch.cat([scaled, covariates], dim=1)[start : end - horizon]
         # [N, F, L], a view; no window at all (a part shorter than one): none, with the right shape.
         self.inputs = (

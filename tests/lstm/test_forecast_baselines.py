@@ -1,0 +1,81 @@
+"""The forecaster against the classical forecasts: Holt-Winters as statsmodels defines it, the seasonal naive
+with drift, the skip connection that starts the network at the naive forecast, and the summary's verdict."""
+
+import math
+
+import pytest
+import torch
+
+from project.cli import build
+from project.data.series.baselines import HoltWinters, holt_winters_forecasts, seasonal_drift
+from project.models.forecast import ForecastModel
+from project.nets.forecaster import LSTMForecaster
+from tests.conftest import TINY
+
+SMALL_SERIES = ["--data.synthetic_length=1200", "--data.input_length=48", "--data.horizon=6"]
+
+
+def seasonal_trend(length: int, season: int = 12, seed: int = 0) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    t = torch.arange(length, dtype=torch.float64)
+    return (
+        50 + 0.3 * t + 5 * torch.sin(2 * math.pi * t / season) + torch.randn(length, generator=g, dtype=torch.float64)
+    )
+
+
+def test_holt_winters_runs_its_states_as_statsmodels_does():
+    from statsmodels.tsa.holtwinters import ExponentialSmoothing
+
+    series = seasonal_trend(240)
+    model = HoltWinters.estimate(series[:180], season=12)
+    ours = model.forecasts(series[:180], horizon=15)
+    fitted = ExponentialSmoothing(
+        series[:180].numpy(), trend="add", seasonal="add", seasonal_periods=12, initialization_method="estimated"
+    ).fit()
+    # From the end of the fitted part: statsmodels' own forecast; at every step: its one-step fitted values.
+    torch.testing.assert_close(ours[180], torch.from_numpy(fitted.forecast(15)), rtol=1e-9, atol=1e-7)
+    torch.testing.assert_close(ours[:180, 0], torch.from_numpy(fitted.fittedvalues), rtol=1e-9, atol=1e-7)
+    # Run on past the fitted part, parameters held: the forecasts from later origins follow the data there.
+    later = holt_winters_forecasts(series.unsqueeze(1), fit_end=180, season=12, horizon=15)
+    assert later.shape == (241, 15, 1)
+    torch.testing.assert_close(later[:181, :, 0], ours)
+    assert (later[200:226, 0, 0] - series[200:226]).abs().mean() < 2.0  # the noise's scale, not the trend's
+
+
+def test_seasonal_naive_with_drift_adds_a_seasons_growth():
+    # A line plus a season: the seasonal naive lags by one season's growth, with drift it is exact.
+    t = torch.arange(100, dtype=torch.float32)
+    values = (2 * t + 10 * (t % 4 == 0)).unsqueeze(1)
+    origins = torch.tensor([40, 57])
+    forecast = seasonal_drift(values, origins, input_length=16, horizon=6, season=4)
+    truth = values[origins.unsqueeze(1) + torch.arange(6)]
+    torch.testing.assert_close(forecast, truth)
+
+
+@pytest.mark.parametrize("skip", ["seasonal_naive", "last_value"])
+def test_an_untrained_forecaster_forecasts_its_naive_forecast(skip):
+    net = LSTMForecaster(num_outputs=2 * 10, input_size=3, num_values=2, season=4, skip=skip)
+    inputs, future = torch.randn(5, 12, 3), torch.zeros(5, 0)
+    values = inputs[..., :2]
+    steps = torch.arange(10)
+    naive = (
+        values[:, 12 + steps - 4 * (steps // 4 + 1)] if skip == "seasonal_naive" else values[:, -1:].repeat(1, 10, 1)
+    )
+    torch.testing.assert_close(net(inputs, future), naive.reshape(5, -1))
+    assert net(inputs, future).requires_grad  # and it learns a correction from there
+
+
+def test_the_default_starts_at_the_seasonal_naive_and_the_summary_names_the_best_baseline():
+    cli = build("lstm_forecast", *TINY, *SMALL_SERIES, "--trainer.max_epochs=1", "--data.season=24")
+    model: ForecastModel = cli.model
+    (before,) = cli.trainer.validate(model, cli.datamodule, verbose=False)
+    # Untrained, it forecasts the seasonal naive exactly: its MASE is 1, on the task's scale and in units.
+    assert before["val/mase"] == pytest.approx(1.0, abs=1e-5)
+    assert before["val/mae"] == pytest.approx(before["val/mae_seasonal_naive"], rel=1e-5)
+    tested = {"test/mae": 0.36, "test/mase": 0.36, "test/mae_seasonal_naive": 1.0, "test/mae_last_value": 1.4,
+              "test/mae_seasonal_drift": 0.46, "test/mae_ets": 0.31}  # fmt: skip
+    assert model.against_baselines(tested) == (
+        "test MASE: model 0.360; ETS 0.310, seasonal naive with drift 0.460, seasonal naive 1.000, last value 1.400: "
+        "the model loses to ETS by 16 %"
+    )
+    assert model.against_baselines({**tested, "test/mase": 0.2}).endswith("the model beats them all (ETS by 35 %)")

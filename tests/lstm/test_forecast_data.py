@@ -1,0 +1,103 @@
+"""Series as users bring them: gaps to fill, windows and seasons chosen from the data, and the refusals."""
+
+import logging
+from datetime import date, timedelta
+from pathlib import Path
+
+import pytest
+import torch
+
+from project.data.series import SeriesDataModule
+from project.data.series.files import read_series
+from project.errors import ConfigError, DataError
+
+
+def write(path: Path, times: list[str], values: list[str], header: str = "time,value") -> Path:
+    path.write_text(header + "\n" + "".join(f"{t},{v}\n" for t, v in zip(times, values, strict=True)))
+    return path
+
+
+def months(count: int, start: int = 1990) -> list[str]:
+    return [f"{start + m // 12}-{m % 12 + 1:02d}-01" for m in range(count)]
+
+
+def weeks(count: int) -> list[str]:
+    return [str(date(2000, 1, 3) + timedelta(weeks=w)) for w in range(count)]
+
+
+def test_gaps_are_refused_or_filled_with_their_count_and_first_line(tmp_path, caplog):
+    values = ["1", "", "", "4", "5", "", "7", ""]  # lines 3, 4, 7 and 9 empty
+    path = write(tmp_path / "gaps.csv", months(8), values)
+    with pytest.raises(DataError, match=r"gaps.csv, line 3: value is empty; .*--data.missing interpolate or ffill"):
+        read_series(path, "time", ["value"], [])
+    with caplog.at_level(logging.WARNING):
+        filled = read_series(path, "time", ["value"], [], missing="interpolate")
+    assert filled.values[:, 0].tolist() == [1, 2, 3, 4, 5, 6, 7, 7]  # a line across each gap, the last carried
+    assert "4 empty value cells filled (interpolate), the first at line 3" in caplog.text
+    assert read_series(path, "time", ["value"], [], missing="ffill").values[:, 0].tolist() == [1, 1, 1, 4, 5, 5, 7, 7]
+    leading = write(tmp_path / "leading.csv", months(3), ["", "2", "3"])
+    with pytest.raises(DataError, match=r"leading.csv, line 2: value is empty and no earlier value fills it"):
+        read_series(leading, "time", ["value"], [], missing="interpolate")
+    bad = write(tmp_path / "bad.csv", months(3), ["1", "x", "3"])
+    with pytest.raises(DataError, match=r"bad.csv, line 3: value 'x' is not a number"):  # filling fills gaps only
+        read_series(bad, "time", ["value"], [], missing="ffill")
+
+
+@pytest.mark.parametrize(
+    ("times", "season"),
+    [
+        (months(200), 12),
+        (weeks(1000), 52),
+        ([f"{1700 + y}" for y in range(60)], None),
+        ([str(t) for t in range(60)], None),
+    ],
+)
+def test_season_auto_follows_the_spacing_of_the_dates(tmp_path, times, season):
+    path = write(tmp_path / "series.csv", times, [str(i % 7) for i in range(len(times))])
+    make = lambda: SeriesDataModule(path=str(path), input_length=24 if season is None else "auto", horizon=3)  # noqa: E731
+    if season is None:  # years read as numbers ("1700"), or step numbers: only the user knows the period
+        with pytest.raises(ConfigError, match=r"data.season: auto reads the spacing of dates.*--data.season 24"):
+            make()
+    else:
+        assert make().season == season
+
+
+def test_season_auto_refuses_uneven_spacing_naming_the_line(tmp_path):
+    times = months(30)
+    del times[10]  # a month left out: line 12 jumps two months
+    path = write(tmp_path / "holes.csv", times, ["1"] * len(times))
+    with pytest.raises(ConfigError, match=r"holes.csv, line 12: '1990-10-01' to '1990-12-01' is 61 days.*monthly"):
+        SeriesDataModule(path=str(path), horizon=3)
+
+
+def test_input_length_auto_takes_four_seasons_or_the_longest_that_leaves_windows(tmp_path):
+    def monthly(count: int, **kwargs) -> SeriesDataModule:
+        path = write(tmp_path / f"{count}.csv", months(count), [str(i % 12) for i in range(count)])
+        dm = SeriesDataModule(path=str(path), horizon=6, **kwargs)
+        dm.setup("fit")
+        return dm
+
+    assert monthly(600).input_length == 48  # four years of months
+    roomy = monthly(200)  # 30 steps validate: 17 in, 6 out leave 8 windows
+    assert (roomy.input_length, roomy.season, len(roomy.val_set), len(roomy.test_set)) == (17, 12, 8, 8)
+    tight = monthly(160)  # 24 validate: 8 windows would leave less than a season in; 2 do not
+    assert (tight.input_length, len(tight.val_set)) == (17, 2)
+    with pytest.raises(DataError, match=r"validation part has 24 steps.*the longest input that fits is 17 steps"):
+        monthly(160, input_length=24)
+    with pytest.raises(DataError, match=r"input_length: auto found 8 steps at most .*fewer than the season of 12"):
+        monthly(100)
+    with pytest.raises(ConfigError, match=r"data.season=12 must be 1..input_length=6"):
+        monthly(160, input_length=6)
+
+
+def test_a_checkpoint_refuses_data_whose_auto_windows_differ(tmp_path):
+    path = write(tmp_path / "series.csv", months(600), [str(i % 12 + 0.1 * i) for i in range(600)])
+    trained = SeriesDataModule(path=str(path), horizon=6)
+    trained.setup("fit")
+    state = trained.state_dict()
+    assert (state["input_length"], state["season"]) == (48, 12)
+    other = SeriesDataModule(path=str(path), horizon=6, input_length=36)
+    other.setup("fit")
+    with pytest.raises(DataError, match=r"trained on windows of input_length 48 and season 12.*--data.input_length 48"):
+        other.load_state_dict(state)
+    assert torch.equal(other.mean, trained.mean)  # nothing of it changed
