@@ -28,9 +28,9 @@ def test_every_case_runs_and_its_baselines_score_the_same_split(capsys):
         # The ETS the model logs beside itself is the board's on the same windows.
         ets = r.tested["test/mae_ets"] / r.tested["test/mae_seasonal_naive"]
         assert r.baselines["ETS fitted on training"] == pytest.approx(ets, rel=2e-3), r.case.name
-    # A trend and a yearly season: Holt-Winters beats repeating last year, and the drift helps it too.
+    # A trend and a yearly season: Holt-Winters and the drift both beat repeating last year.
     co2 = results["co2"].baselines
-    assert co2["Holt-Winters"] < co2["seasonal naive + drift"] < co2["seasonal naive"], co2
+    assert max(co2["Holt-Winters"], co2["seasonal naive + drift"]) < 0.8 * co2["seasonal naive"], co2
     # Pixels read in the right order and with their labels: an SVM learns digit scans even from 180 of them.
     assert results["digits_32"].baselines["RBF SVM"] >= 0.8, results["digits_32"].baselines
     assert results["digits_32"].facts["test images"] == 60

@@ -53,7 +53,7 @@ def test_cnn_tags_every_shape_in_the_image():
 def test_lstm_forecast_beats_the_seasonal_naive_forecast():
     from project.cli import build
 
-    cli = build("lstm_forecast", *TINY, "--data.synthetic_length=4000", "--trainer.max_epochs=10")
+    cli = build("lstm_forecast", *TINY, "--data.synthetic_length=4000", "--trainer.max_epochs=14")
     cli.trainer.fit(cli.model, cli.datamodule)
     metrics = cli.trainer.validate(cli.model, cli.datamodule, ckpt_path="best", verbose=False)[0]
     assert metrics["val/mase"] <= 0.8

@@ -76,8 +76,8 @@ class LSTMForecaster(nn.Module):
         the last value."""
         if kind == "last_value":
             return values[:, -1:].expand(-1, self.horizon, -1)
-        length, steps = values.shape[1], torch.arange(self.horizon)
-        return values[:, length + steps - self.season * (steps // self.season + 1)]
+        seasons = -(-self.horizon // self.season)  # the last season, tiled over the horizon (no gather to export)
+        return values[:, -self.season :].repeat(1, seasons, 1)[:, : self.horizon]
 
     def forward(self, inputs: torch.Tensor, future: torch.Tensor) -> torch.Tensor:
         values = inputs[..., : self.num_values]  # [B, L, C]
