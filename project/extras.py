@@ -1,7 +1,10 @@
 """The optional extras (pyproject.toml's `[project.optional-dependencies]`): a feature that needs one checks it
-first, and a missing one is a one-line error with the pip command, not an ImportError deep in a run."""
+first, and a missing one is a one-line error with the pip command, not an ImportError deep in a run. And
+`import_object`, what a dotted class path in a config names."""
 
+import importlib
 import importlib.util
+from typing import Any
 
 from project.errors import UserError
 
@@ -25,3 +28,10 @@ def require(*modules: str, extra: str) -> None:
             f"this needs the '{extra}' extra, and {', '.join(missing)} is not installed: pip install "
             f'{" ".join(EXTRAS[extra])}   (or, in this project: pip install -e ".[{extra}]")'
         )
+
+
+def import_object(path: str) -> Any:
+    """The object a dotted path names (`torch.optim.AdamW`), imported; ImportError or AttributeError as Python
+    raises them, for the caller to word."""
+    module, _, name = path.rpartition(".")
+    return getattr(importlib.import_module(module), name)

@@ -3,7 +3,6 @@
 Read before LightningCLI parses anything, since the model decides which data fields it links (`data_links`).
 """
 
-import importlib
 import sys
 from collections.abc import Sequence
 from itertools import pairwise
@@ -13,6 +12,7 @@ import yaml
 from lightning.pytorch import LightningModule
 
 from project.cli.registry import MODELS, describe_models
+from project.extras import import_object
 
 SUBCOMMANDS = ("fit", "validate", "test", "predict")
 
@@ -54,7 +54,7 @@ def check_model_class_path(value: str) -> None:
     else:
         module, _, name = value.rpartition(".")
         try:
-            found = getattr(importlib.import_module(module), name)
+            found = import_object(value)
         except ImportError as err:
             tried = f"unknown model {value!r}: not a registered name, and its module {module!r} does not import ({err})"
         except AttributeError:
@@ -96,8 +96,7 @@ def data_links_for(args: Sequence[str]) -> dict[str, tuple[str, ...]]:
     path = model_class_path(args)
     if path is None or "." not in path:
         return {}
-    module, _, name = path.rpartition(".")
     try:
-        return dict(getattr(getattr(importlib.import_module(module), name), "data_links", {}))
+        return dict(getattr(import_object(path), "data_links", {}))
     except (ImportError, AttributeError):
         return {}  # LightningCLI reports the bad class path

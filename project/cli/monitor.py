@@ -1,13 +1,13 @@
 """`monitor: auto`, resolved once: the task's metric, direction and perfect score, written into the parsed config
 before any callback is built, so early stopping and the checkpoints agree and the saved config.yaml shows them."""
 
-import importlib
 from typing import Any
 
 from jsonargparse import Namespace
 from lightning.pytorch.callbacks import ModelCheckpoint
 
 from project.callbacks.early_stopping import AUTO
+from project.extras import import_object
 from project.tasks import Multiclass, Task
 
 
@@ -16,8 +16,8 @@ def task_class(model: Any) -> type[Task]:
     (multiclass for a LightningModule that is not one of the template's)."""
     task = model.get("init_args", Namespace()).get("task") if isinstance(model, Namespace) else None
     if isinstance(task, Namespace) and task.get("class_path"):
-        return _import(task.class_path)
-    model_class = _import(model.class_path) if isinstance(model, Namespace) and model.get("class_path") else None
+        return import_object(task.class_path)
+    model_class = import_object(model.class_path) if isinstance(model, Namespace) and model.get("class_path") else None
     return getattr(model_class, "default_task", Multiclass)
 
 
@@ -38,14 +38,9 @@ def resolve_monitor(config: Any) -> None:
         init_args = getattr(callback, "init_args", None)
         if init_args is None or init_args.get("monitor") != AUTO:
             continue
-        if not issubclass(_import(callback.class_path), ModelCheckpoint):
+        if not issubclass(import_object(callback.class_path), ModelCheckpoint):
             continue
         init_args.monitor, init_args.mode = task.monitor, task.mode
         if init_args.get("filename") is None:
             # auto_insert_metric_name is off: "val/acc=" in a file name would make a folder.
             init_args.filename = f"epoch{{epoch:02d}}-{task.monitor.rsplit('/', 1)[-1]}{{{task.monitor}:.4f}}"
-
-
-def _import(class_path: str) -> Any:
-    module, _, name = class_path.rpartition(".")
-    return getattr(importlib.import_module(module), name)

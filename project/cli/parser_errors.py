@@ -15,6 +15,8 @@ from typing import Any, NoReturn
 from jsonargparse import ArgumentParser
 from lightning.pytorch.cli import LightningArgumentParser
 
+from project.extras import import_object
+
 
 class ProjectArgumentParser(LightningArgumentParser):
     """LightningCLI's parser whose errors are one line: `error: --trainer.max_epoch is not an option; did you
@@ -104,8 +106,7 @@ def _classes_in(module: str) -> list[str]:
 
 
 def _import(class_path: str) -> Any:
-    module, _, name = class_path.rpartition(".")
     try:
-        return getattr(importlib.import_module(module), name)
+        return import_object(class_path)
     except (ImportError, AttributeError):
         return None

@@ -1,11 +1,11 @@
 """Several loggers for one run (`trainer.logger` as a list, stacked with `configs/loggers/*.yaml`): the first
 names the run folder, the others write into it, and a logger stacked twice is kept once."""
 
-import importlib
 from pathlib import Path
 from typing import Any
 
 from project.errors import ConfigError
+from project.extras import import_object
 
 FOLDER_KEYS = ("save_dir", "name", "version")
 
@@ -31,9 +31,8 @@ def check_loggers(trainer: Any) -> None:
         class_path, init_args = getattr(logger, "class_path", None), getattr(logger, "init_args", None)
         if not isinstance(class_path, str) or "." not in class_path:
             continue
-        module, name = class_path.rsplit(".", 1)
         try:
-            check = getattr(getattr(importlib.import_module(module), name), "check_config", None)
+            check = getattr(import_object(class_path), "check_config", None)
         except (ImportError, AttributeError):
             continue  # jsonargparse names a bad class path itself
         if check is not None:
