@@ -64,7 +64,7 @@ def statsmodels_series(name: str, path: Path) -> Path:
     """One of statsmodels' real series as the CSV a user would write, `time,value`, oldest first:
 
     - `co2`: weekly CO2 at Mauna Loa, 1958-2001 (2,284 weeks, a trend and a yearly season); its 59 missing
-      weeks are filled by linear interpolation, as a user must (the template refuses empty steps);
+      weeks are filled here by linear interpolation, between the weeks either side;
     - `elec_equip`: monthly euro-area orders of electrical equipment, 1995-2016 (257 months, a yearly season);
     - `elnino`: monthly sea-surface temperature of the El Niño region, 1950-2010 (732 months);
     - `sunspots`: yearly sunspot numbers, 1700-2008 (309 years, a cycle of about 11);

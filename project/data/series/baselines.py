@@ -101,22 +101,21 @@ class HoltWinters:
         """`[T + 1, H]`: row `t` forecasts steps `t .. t + H − 1` from the states after steps `0 .. t − 1`
         (row 0: from the initial states), the parameters held throughout."""
         m = len(self.seasons)
-        y = series.double().tolist()
         level, trend, seasons = self.level, self.trend, list(self.seasons)  # seasons[-m] is season_{t−m}
-        states = [(level, trend, seasons[-m:])]
-        for value in y:  # plain floats: a loop of scalar tensor ops would be a hundred times slower
+        levels, trends = [level], [trend]
+        for value in series.double().tolist():  # plain floats: scalar tensor ops would be a hundred times slower
             last_season = seasons[-m]
             new_level = self.alpha * (value - last_season) + (1 - self.alpha) * (level + trend)
             new_trend = self.beta * (new_level - level) + (1 - self.beta) * trend
             seasons.append(self.gamma * (value - level - trend) + (1 - self.gamma) * last_season)
             level, trend = new_level, new_trend
-            states.append((level, trend, seasons[-m:]))
+            levels.append(level)
+            trends.append(trend)
+        # After t steps the seasonal states are seasons[t : t + m]; step h falls on the ((h − 1) mod m)-th of them.
         steps = torch.arange(1, horizon + 1, dtype=torch.float64)
-        which = (steps.long() - 1) % m  # the state of the season each step falls on, among the last m
-        out = torch.empty(len(states), horizon, dtype=torch.float64)
-        for t, (level, trend, last) in enumerate(states):
-            out[t] = level + steps * trend + torch.tensor(last, dtype=torch.float64)[which]
-        return out
+        which = torch.arange(len(levels)).unsqueeze(1) + (steps.long() - 1) % m  # [T + 1, H]
+        level_t, trend_t = (torch.tensor(v, dtype=torch.float64).unsqueeze(1) for v in (levels, trends))
+        return level_t + steps * trend_t + torch.tensor(seasons, dtype=torch.float64)[which]
 
 
 def holt_winters_forecasts(values: torch.Tensor, fit_end: int, season: int, horizon: int) -> torch.Tensor:
