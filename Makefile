@@ -5,8 +5,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Test processes side by side, one per CPU, each on one thread (tests/conftest.py); `make test JOBS=1` runs one.
+# Each module whole on one worker, the longest first (tests/conftest.py: LONGEST_FIRST).
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
-PYTEST := $(BIN)/python -m pytest -q -n $(JOBS) --dist loadscope
+PYTEST := $(BIN)/python -m pytest -q -n $(JOBS) --dist loadscope --no-loadscope-reorder
 
 .PHONY: setup train test test-fast lint format clean
 

@@ -33,10 +33,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 
 from benchmarks.parity import silenced
 from project.cli import build
-from tests.real_data import digits_split, networkx_edges, statsmodels_series
+from project.data.series.baselines import BASELINES
+from tests.real_data import digits_split, fertility_panel, networkx_edges, statsmodels_series
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 Scores = tuple[dict[str, float], dict[str, float]]  # the baselines' values of the metric; facts of the split
@@ -131,7 +133,7 @@ def series_baselines(datamodule: Any) -> Scores:
     same windows, as the model's `test/mase`."""
     datamodule.setup("test")
     windows, horizon, season = datamodule.test_set, datamodule.horizon, datamodule.season
-    values = datamodule.load().values[:, 0].double().numpy()
+    values = datamodule.series.values[:, 0].double().numpy()
     targets = windows.targets.double().numpy()
     last_value, seasonal, drift, ets = (b.double().numpy() for b in windows.baselines.unbind(1))
     scale = np.abs(seasonal - targets).mean()
@@ -151,6 +153,36 @@ def series_baselines(datamodule: Any) -> Scores:
     assert np.isfinite(scale) and scale > 0, "the seasonal naive forecast is exact on every window"
     scores = {name: float(np.abs(f - targets).mean() / scale) for name, f in forecasts.items()}
     return scores, {"test/mae_seasonal_naive": float(scale), "test windows": len(origins)}
+
+
+def panel(folder: Path, quick: bool) -> list[str]:
+    """statsmodels' fertility of 210 countries as one file of many series, yearly: 6 years out, a quarter of
+    each country's years for validation and a quarter for test (the windows are `auto`)."""
+    path = fertility_panel(folder / "fertility.csv")
+    return [
+        "--data.path", str(path), "--data.series_field", "country", "--data.missing", "interpolate",
+        "--data.horizon", "6", "--data.val_fraction", "0.25", "--data.test_fraction", "0.25",
+    ]  # fmt: skip
+
+
+def panel_baselines(datamodule: Any) -> Scores:
+    """The baselines the model logs beside its own, over its own test windows, as its `test/mase` is taken: per
+    series over the seasonal naive, then the geometric mean over the series (`ScaledErrors`). Holt-Winters
+    re-estimated per window is left out: a fit per country and origin."""
+    from project.models.forecast import ScaledErrors
+
+    datamodule.setup("test")
+    windows = datamodule.test_set
+    baselines = torch.cat([w.baselines for w in windows.datasets])
+    series = torch.cat([torch.full((len(w),), w.series) for w in windows.datasets])
+    metric = ScaledErrors()
+    seasonal = baselines[:, BASELINES.index("seasonal_naive")]
+    metric.update(torch.cat([seasonal.unsqueeze(1), baselines], dim=1), windows.targets, series)
+    mase = metric.compute()
+    names = {"last_value": "last value", "seasonal_drift": "seasonal naive + drift", "ets": "ETS fitted on training"}
+    scores = {"seasonal naive": 1.0, **{shown: float(mase[f"mase_{name}"]) for name, shown in names.items()}}
+    scale = float((seasonal - windows.targets).abs().mean())
+    return scores, {"test/mae_seasonal_naive": scale, "test windows": len(series), "series": len(windows.datasets)}
 
 
 def refits(origins: list[int], season: int) -> list[tuple[int, int]]:
@@ -264,6 +296,8 @@ CASES = [
          False, series("macrodata.unemp", horizon=4, fraction=0.2), series_baselines, QUICK_SERIES),
     Case("gdp", "quarterly US real GDP 1959-2009 (203), 4 out", "lstm_forecast", "test/mase", False,
          series("macrodata.realgdp", horizon=4, fraction=0.2), series_baselines, QUICK_SERIES),
+    Case("fertility", "births per woman, 210 countries, yearly 1960-2013: one model of many series, 6 out",
+         "lstm_forecast", "test/mase", False, panel, panel_baselines, QUICK_SERIES),
     Case("karate_nodes", "Zachary's karate club (34 members, 4 communities), node classes", "gcn", "test/acc", True,
          node_config("karate"), node_baselines, QUICK_GRAPHS),
     Case("lesmis_links", "Les Misérables co-appearances (77 characters, 254 weighted links)", "gcn_link",

@@ -37,6 +37,28 @@ TINY = (
 SMALL = {name: list(entry.test_args) for name, entry in MODELS.items()}
 
 
+# The longest modules, longest first (`--durations` of a full run). `make test` runs `--dist loadscope`: each module
+# whole on one worker, handed out in collection order (`--no-loadscope-reorder`; xdist's own order is by test
+# count, which put the scaffold's few long tests last, one worker busy for minutes while the other had nothing).
+LONGEST_FIRST = (
+    "tests/test_scaffold.py",
+    "tests/sweeps/test_sweep_runs.py",
+    "tests/checkpoints/test_resume.py",
+    "tests/test_ddp.py",
+    "tests/test_real_data_board.py",
+    "tests/test_signals.py",
+    "tests/test_benchmarks.py",
+    "tests/trackers/test_trackers.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(
+        key=lambda item: rank.get(item.path.relative_to(ROOT).as_posix(), len(rank))
+    )  # stable: the rest as they are
+
+
 @pytest.fixture(autouse=True)
 def _run_in_tmp(tmp_path, monkeypatch):
     # The configs write logs/ and data/ relative to the working directory.

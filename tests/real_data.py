@@ -99,6 +99,26 @@ def statsmodels_series(name: str, path: Path) -> Path:
     return path
 
 
+def fertility_panel(path: Path) -> Path:
+    """statsmodels' `fertility`: births per woman in each of 219 countries and regions, yearly 1960-2013, as the
+    long CSV a user of many series writes, `country,time,value`, a country's rows oldest first. Each country's
+    years run from its first known value to its last; an unknown year between is an empty cell (fill it with
+    `--data.missing interpolate`); a country with no value at all is left out."""
+    from statsmodels.datasets import fertility
+
+    data = fertility.load_pandas().data
+    years = [column for column in data.columns if column.isdigit()]
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["country", "time", "value"])
+        for code, values in zip(data["Country Code"], data[years].to_numpy(), strict=True):
+            known = [i for i, v in enumerate(values) if v == v]  # NaN is not equal to itself
+            if known:
+                for year, value in zip(years[known[0] : known[-1] + 1], values[known[0] : known[-1] + 1], strict=True):
+                    writer.writerow([code, f"{year}-01-01", f"{value:.6g}" if value == value else ""])
+    return path
+
+
 def networkx_edges(name: str, path: Path) -> Path:
     """One of networkx's real graphs (shipped inside its wheel) as the edge-list CSV a user would write,
     `src,dst[,weight]`: for example `les_miserables` (77 characters, 254 co-appearances weighted by count) or

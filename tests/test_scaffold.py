@@ -68,35 +68,6 @@ def text_files(project: Path) -> dict[Path, str]:
     return {p: p.read_text() for p in project.rglob("*") if p.suffix in suffixes or p.name == "Makefile"}
 
 
-@pytest.mark.slow
-def test_default_project_is_named_complete_and_passes_its_own_tests(template, tmp_path):
-    project = generate(template, tmp_path)
-    assert project.name == "bird_songs"
-    assert (project / "README.md").read_text().startswith("# Bird Songs\n\nClassifies bird songs.")
-    pyproject = (project / "pyproject.toml").read_text()
-    assert 'name = "bird_songs"' in pyproject and 'authors = [{ name = "A. Tester" }]' in pyproject
-    for left_out in ("logs", "data", ".venv", "hooks", "cookiecutter.json", *PARTS["template_only"]):
-        assert not (project / left_out).exists(), left_out
-    assert not list(project.rglob("__pycache__"))
-    assert (project / ".github/workflows/tests.yml").is_file() and (project / "notebooks/01_quickstart.ipynb").is_file()
-    assert not any("# part:" in text for text in text_files(project).values())
-    # The project's own package, not this repository's, is what runs there.
-    where = python(project, "-c", "import project; print(project.__file__)").stdout
-    assert Path(where.strip()).is_relative_to(project)
-    # With every part kept, each file is the template's own, less its markers: its full suite is the template's,
-    # which runs beside this test. The hook rewrites only the files it names.
-    rewritten = {"README.md", "pyproject.toml", "Makefile"}
-    for path in project.rglob("*"):
-        name = str(path.relative_to(project))
-        if path.is_file() and name not in rewritten and not name.endswith(".ipynb"):
-            assert path.read_text() == unmarked((template / name).read_text()), name
-    lint(project)
-    tests = python(project, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_readme.py")
-    assert tests.returncode == 0, tests.stdout[-3000:]  # the generated README's own commands
-    fit = python(project, "-m", "project.fit", "--model", "lstm", "--trainer.fast_dev_run", "1")
-    assert fit.returncode == 0 and "fast_dev_run finished" in fit.stdout, fit.stderr[-3000:]
-
-
 def unmarked(text: str) -> str:
     """A template file as the hook leaves it when every part is kept: the `# part:` markers gone."""
     lines = [line for line in text.splitlines(keepends=True) if not line.strip().startswith("# part:")]
@@ -149,6 +120,36 @@ def alone(template, tmp_path_factory) -> Iterator[dict[str, tuple[Path, subproce
     for _, process, _ in runs.values():
         if process.poll() is None:
             process.kill()
+
+
+@pytest.mark.slow
+def test_default_project_is_named_complete_and_passes_its_own_tests(template, alone, tmp_path):
+    # `alone` only to start the family-alone projects' suites first: they run in the background meanwhile.
+    project = generate(template, tmp_path)
+    assert project.name == "bird_songs"
+    assert (project / "README.md").read_text().startswith("# Bird Songs\n\nClassifies bird songs.")
+    pyproject = (project / "pyproject.toml").read_text()
+    assert 'name = "bird_songs"' in pyproject and 'authors = [{ name = "A. Tester" }]' in pyproject
+    for left_out in ("logs", "data", ".venv", "hooks", "cookiecutter.json", *PARTS["template_only"]):
+        assert not (project / left_out).exists(), left_out
+    assert not list(project.rglob("__pycache__"))
+    assert (project / ".github/workflows/tests.yml").is_file() and (project / "notebooks/01_quickstart.ipynb").is_file()
+    assert not any("# part:" in text for text in text_files(project).values())
+    # The project's own package, not this repository's, is what runs there.
+    where = python(project, "-c", "import project; print(project.__file__)").stdout
+    assert Path(where.strip()).is_relative_to(project)
+    # With every part kept, each file is the template's own, less its markers: its full suite is the template's,
+    # which runs beside this test. The hook rewrites only the files it names.
+    rewritten = {"README.md", "pyproject.toml", "Makefile"}
+    for path in project.rglob("*"):
+        name = str(path.relative_to(project))
+        if path.is_file() and name not in rewritten and not name.endswith(".ipynb"):
+            assert path.read_text() == unmarked((template / name).read_text()), name
+    lint(project)
+    tests = python(project, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_readme.py")
+    assert tests.returncode == 0, tests.stdout[-3000:]  # the generated README's own commands
+    fit = python(project, "-m", "project.fit", "--model", "lstm", "--trainer.fast_dev_run", "1")
+    assert fit.returncode == 0 and "fast_dev_run finished" in fit.stdout, fit.stderr[-3000:]
 
 
 @pytest.mark.slow

@@ -131,7 +131,7 @@ for name in (
 
 # %%
 data, model = cli.datamodule, cli.model.eval()
-inputs, future, target, baselines = data.val_set[len(data.val_set) // 2]
+inputs, future, target, baselines, _ = data.val_set[len(data.val_set) // 2]
 with torch.no_grad():
     forecast = model.task.to_units(model(inputs.unsqueeze(0), future.unsqueeze(0)))[0]
 history = inputs[:, 0] * data.std[0] + data.mean[0]

@@ -128,19 +128,22 @@ def shared_samples(train: DataLoader, val: DataLoader) -> str | None:
 
 
 def overlapping_steps(train: Any, val: Any) -> str | None:
-    """Time-series windows (datasets with `steps`, the `[first, end)` steps their windows read) of validation
-    that read steps training windows read too: their targets were training inputs or targets."""
-    a, b = getattr(train, "steps", None), getattr(val, "steps", None)
-    if a is None or b is None or a[0] == a[1] or b[0] == b[1]:
-        return None
-    first, end = max(a[0], b[0]), min(a[1], b[1])
-    if first >= end:
-        return None
-    return (
-        f"validation windows read steps {b[0]}..{b[1] - 1} and training windows steps {a[0]}..{a[1] - 1}: "
-        f"{end - first} steps are in both, so validation scores forecasts of values the model trained on. "
-        "Split the series by time first, then cut each part into windows (no window across a boundary)"
-    )
+    """Time-series windows (datasets with `steps`, the `[first, end)` steps their windows read; many series:
+    `datasets` of them, one per series) of validation that read steps training windows of the same series read
+    too: their targets were training inputs or targets."""
+    for a_set, b_set in zip(getattr(train, "datasets", [train]), getattr(val, "datasets", [val]), strict=False):
+        a, b = getattr(a_set, "steps", None), getattr(b_set, "steps", None)
+        if a is None or b is None or a[0] == a[1] or b[0] == b[1]:
+            continue
+        first, end = max(a[0], b[0]), min(a[1], b[1])
+        if first >= end:
+            continue
+        return (
+            f"validation windows read steps {b[0]}..{b[1] - 1} and training windows steps {a[0]}..{a[1] - 1}: "
+            f"{end - first} steps are in both, so validation scores forecasts of values the model trained on. "
+            "Split the series by time first, then cut each part into windows (no window across a boundary)"
+        )
+    return None
 
 
 def _sample_ids(dataset: Any) -> set[Any] | None:

@@ -161,14 +161,21 @@ class TaskModule(L.LightningModule, ABC):
             self.save_hyperparameters(dict(saved))
 
     def _shared_step(
-        self, batch: Any, metrics: Metric | MetricCollection, observe: bool = False
+        self, batch: Any, metrics: Metric | MetricCollection, stage: str = "train"
     ) -> tuple[torch.Tensor, int]:
         output, target, batch_size = self.outputs(batch)
         loss = self.task.loss(output, target)
-        metrics.update(self.task.scored(output.detach()), target)
-        if observe:
+        scored = self.task.scored(output.detach())
+        metrics.update(scored, target)
+        if stage == "val":
             self.task.observe(output.detach(), target)
+        if stage != "train":
+            self.score_beside(batch, scored, stage)
         return loss, batch_size
+
+    def score_beside(self, batch: Any, scored: torch.Tensor, stage: str) -> None:
+        """Scores beside the task's of a validation or test batch (`stage` "val" or "test") whose scored outputs
+        are `scored`: the forecaster's baselines. Nothing here."""
 
     def training_step(self, batch: Any, batch_idx: int) -> torch.Tensor:
         loss, batch_size = self._shared_step(batch, self.train_metrics)
@@ -188,7 +195,7 @@ class TaskModule(L.LightningModule, ABC):
         self.task.reset_observed()
 
     def validation_step(self, batch: Any, batch_idx: int) -> None:
-        loss, batch_size = self._shared_step(batch, self.val_metrics, observe=True)
+        loss, batch_size = self._shared_step(batch, self.val_metrics, stage="val")
         # sync_dist: the loss is a per-process mean; torchmetrics objects sync themselves in compute().
         self.log("val/loss", loss, prog_bar=True, batch_size=batch_size, sync_dist=True)
 
@@ -203,7 +210,7 @@ class TaskModule(L.LightningModule, ABC):
         self.task.prepare_metrics(self.test_metrics)
 
     def test_step(self, batch: Any, batch_idx: int) -> None:
-        loss, batch_size = self._shared_step(batch, self.test_metrics)
+        loss, batch_size = self._shared_step(batch, self.test_metrics, stage="test")
         self.log("test/loss", loss, batch_size=batch_size, sync_dist=True)
 
     def on_test_epoch_end(self) -> None:

@@ -1,22 +1,55 @@
 """The LSTM forecaster: batches are `(inputs [B, L, F], future covariates [B, H*K], targets [B, H*C],
-baselines [B, 4, H*C])`; the task is regression, scored beside the classical forecasts of the same windows."""
+baselines [B, 4, H*C], series [B])`; the task is regression, scored beside the classical forecasts of the same
+windows."""
 
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import torch
-from torchmetrics import MetricCollection
+from torchmetrics import Metric, MetricCollection
 from torchmetrics.regression import MeanAbsoluteError
+from torchmetrics.utilities import dim_zero_cat
 
 from project.data.series.baselines import BASELINES, NAMES
 from project.models.base import TaskModule
 
 
+class ScaledErrors(Metric):
+    """MASE of the model and of each baseline: per series, the MAE of its windows over the seasonal naive's MAE on
+    the same windows, then the geometric mean over the series (Davydenko and Fildes' AvgRelMAE). With one series,
+    the model's MAE over the seasonal naive's. Not the arithmetic mean: a series the naive forecasts almost
+    exactly (a flat stretch) gives a ratio of 10 or 100 that would outweigh every other series, where its log
+    counts as much as any other's (docs/tasks.md, "Many series")."""
+
+    full_state_update = False
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.add_state("series", default=[], dist_reduce_fx="cat")
+        self.add_state("errors", default=[], dist_reduce_fx="cat")
+
+    def update(self, forecasts: torch.Tensor, target: torch.Tensor, series: torch.Tensor) -> None:
+        """`forecasts` `[B, 1 + len(BASELINES), H * C]` (the model's first), `target` `[B, H * C]`, `series` `[B]`."""
+        self.series.append(series)
+        self.errors.append((forecasts - target.unsqueeze(1)).abs().mean(dim=2))
+
+    def compute(self) -> dict[str, torch.Tensor]:
+        series, errors = dim_zero_cat(self.series), dim_zero_cat(self.errors)
+        ids, which = torch.unique(series, return_inverse=True)
+        total = errors.new_zeros(len(ids), errors.shape[1]).index_add_(0, which, errors)
+        naive = total[:, 1 + BASELINES.index("seasonal_naive")]
+        ratios = total[naive > 0] / naive[naive > 0].unsqueeze(1)  # a series the naive forecasts exactly: no scale
+        logs = ratios.clamp(min=1e-12).log().mean(dim=0)
+        names = ["mase", *(f"mase_{name}" for name in BASELINES)]
+        return {name: logs[i].exp() for i, name in enumerate(names) if name != "mase_seasonal_naive"}
+
+
 class ForecastModel(TaskModule):
     """A regression model of the next `horizon` steps, logged beside the classical forecasts of the same
     windows (`data/series/baselines.py`): `val/mae_last_value`, `val/mae_seasonal_naive`,
-    `val/mae_seasonal_drift`, `val/mae_ets`, and `val/mase`, the model's MAE over the seasonal-naive MAE
-    (below 1: better than repeating the last season); the same under `test/`.
+    `val/mae_seasonal_drift`, `val/mae_ets`; `val/mase`, the model's MAE over the seasonal-naive MAE
+    (below 1: better than repeating the last season), and the same ratio of each other baseline
+    (`val/mase_ets`...), each per series and then averaged where there are many; the same under `test/`.
     """
 
     data_links: ClassVar[dict[str, tuple[str, ...]]] = {
@@ -33,48 +66,44 @@ class ForecastModel(TaskModule):
         baselines = MetricCollection({f"mae_{name}": MeanAbsoluteError() for name in BASELINES})
         self.val_baselines = baselines.clone(prefix="val/")
         self.test_baselines = baselines.clone(prefix="test/")
+        self.val_scaled, self.test_scaled = ScaledErrors(), ScaledErrors()
 
     def unpack(self, batch: Any) -> tuple[tuple[torch.Tensor, torch.Tensor], torch.Tensor, int]:
-        inputs, future, target, _ = batch
+        inputs, future, target, *_ = batch
         return (inputs, future), target, inputs.shape[0]
 
-    def _score_baselines(self, batch: Any, metrics: MetricCollection) -> None:
-        _, _, target, baselines = batch
+    def score_beside(self, batch: Any, scored: torch.Tensor, stage: str) -> None:
+        _, _, target, baselines, series = batch
+        metrics = self.val_baselines if stage == "val" else self.test_baselines
         for name, forecast in zip(BASELINES, baselines.unbind(1), strict=True):
             metrics[f"mae_{name}"].update(forecast.contiguous(), target)
-
-    def validation_step(self, batch: Any, batch_idx: int) -> None:
-        super().validation_step(batch, batch_idx)
-        self._score_baselines(batch, self.val_baselines)
-
-    def test_step(self, batch: Any, batch_idx: int) -> None:
-        super().test_step(batch, batch_idx)
-        self._score_baselines(batch, self.test_baselines)
+        scaled = self.val_scaled if stage == "val" else self.test_scaled
+        scaled.update(torch.cat([scored.unsqueeze(1), baselines], dim=1), target, series)
 
     def on_validation_epoch_end(self) -> None:
-        mae = self.val_metrics["mae"].compute()  # before the base class logs and resets it
         super().on_validation_epoch_end()
-        self._log_baselines(self.val_baselines, mae, "val")
+        self._log_baselines(self.val_baselines, self.val_scaled, "val")
 
     def on_test_epoch_end(self) -> None:
-        mae = self.test_metrics["mae"].compute()
         super().on_test_epoch_end()
-        self._log_baselines(self.test_baselines, mae, "test")
+        self._log_baselines(self.test_baselines, self.test_scaled, "test")
 
-    def _log_baselines(self, metrics: MetricCollection, mae: torch.Tensor, stage: str) -> None:
-        values = metrics.compute()
-        values[f"{stage}/mase"] = mae / values[f"{stage}/mae_seasonal_naive"].clamp(min=1e-12)
+    def _log_baselines(self, metrics: MetricCollection, scaled: ScaledErrors, stage: str) -> None:
+        values = {**metrics.compute(), **{f"{stage}/{name}": value for name, value in scaled.compute().items()}}
         self.log_dict(values, sync_dist=True)
         metrics.reset()
+        scaled.reset()
 
     def against_baselines(self, tested: dict[str, float]) -> str | None:
         """`test: model MASE 0.36; ETS 0.31, seasonal naive with drift 0.46, ...: the model loses to ETS by 16 %`."""
         if "test/mase" not in tested:
             return None
-        scale = tested["test/mae_seasonal_naive"]
-        if scale <= 0:
-            return None
-        scores = {NAMES[name]: tested[f"test/mae_{name}"] / scale for name in BASELINES if f"test/mae_{name}" in tested}
+        # The seasonal naive's MASE is 1 by definition; the others' are logged as `test/mase_<name>`.
+        scores = {
+            NAMES[name]: tested.get(f"test/mase_{name}", 1.0 if name == "seasonal_naive" else None)
+            for name in BASELINES
+        }
+        scores = {name: score for name, score in scores.items() if score is not None}
         ranked = sorted(scores.items(), key=lambda item: item[1])
         (best, best_score), mase = ranked[0], tested["test/mase"]
         shown = ", ".join(f"{name} {score:.3f}" for name, score in ranked)
@@ -109,13 +138,18 @@ class ForecastModel(TaskModule):
     def prediction_table(
         self, predictions: Sequence[dict[str, torch.Tensor]], names: Sequence[str] | None
     ) -> tuple[list[str], list[list[str]]]:
-        """One row per forecast step (`+1`, `+2`...), one column per value: what comes after the series."""
+        """One row per forecast step (`+1`, `+2`...), one column per value: what comes after the series; many
+        series: a row per series and step, in each series' own units."""
         datamodule = self.trainer.datamodule
-        columns, horizon = datamodule.value_names, datamodule.horizon
+        columns, horizon, many = datamodule.value_names, datamodule.horizon, bool(datamodule.series_field)
+        forecasts = torch.cat([batch["value"] for batch in predictions]).reshape(-1, horizon, len(columns))
         rows = []
-        for batch in predictions:
-            for forecast in batch["value"].reshape(-1, horizon, len(columns)):
-                rows += [
-                    [f"+{step + 1}", *(f"{v:.6g}" for v in values)] for step, values in enumerate(forecast.tolist())
-                ]
-        return ["step", *columns], rows
+        for name, forecast in zip(datamodule.forecast_names, forecasts, strict=True):
+            if many:  # the task's units are the series' standardised ones
+                mean, std = datamodule.scales[name]
+                forecast = forecast * std[: len(columns)] + mean[: len(columns)]
+            rows += [
+                [*([name] if many else []), f"+{step + 1}", *(f"{v:.6g}" for v in values)]
+                for step, values in enumerate(forecast.tolist())
+            ]
+        return [*(["series"] if many else []), "step", *columns], rows

@@ -32,8 +32,9 @@ def test_every_window_lies_inside_its_split():
         spans = [dataset.span(i) for i in range(len(dataset))]
         assert min(first for first, _ in spans) == low and max(end for _, end in spans) == high
     assert len(dm.val_set) == 150 - 48 - 6 + 1
-    inputs, future, target, baselines = dm.val_set[0]
+    inputs, future, target, baselines, series = dm.val_set[0]
     assert inputs.shape == (48, 1) and future.shape == (0,) and target.shape == (6,) and baselines.shape == (4, 6)
+    assert series == 0  # the one series
     torch.testing.assert_close(target, dm.series.values[val_start + 48 : val_start + 54, 0])
     assert len(small(test_fraction=0.0).test_set) == 0  # no test part: no window, and no error
 
@@ -54,7 +55,7 @@ def test_the_scaling_is_fitted_on_the_training_part_only():
 def test_baselines_repeat_the_last_value_and_the_last_season():
     values = torch.arange(40, dtype=torch.float32).unsqueeze(1)
     windows = Windows(values, values, torch.zeros(40, 0), 0, 40, input_length=8, horizon=6, period=4)
-    *_, target, baselines = windows[0]
+    *_, target, baselines, _ = windows[0]
     assert target.tolist() == [8, 9, 10, 11, 12, 13]
     assert baselines[0].tolist() == [7] * 6  # the last input value
     assert baselines[1].tolist() == [4, 5, 6, 7, 4, 5]  # the last 4 input steps, repeated
@@ -94,7 +95,7 @@ def test_reads_a_csv_series_with_dates_values_and_covariates(tmp_path):
                           horizon=6, season=24, batch_size=8)  # fmt: skip
     dm.setup("fit")
     assert (dm.num_features, dm.future_size, dm.num_outputs) == (2, 6, 6)
-    inputs, future, target, _ = next(iter(dm.train_dataloader()))
+    inputs, future, target, _, _ = next(iter(dm.train_dataloader()))
     assert inputs.shape == (8, 48, 2) and future.shape == (8, 6) and target.shape == (8, 6)
 
 
@@ -191,15 +192,15 @@ def test_forecasting_with_covariates_needs_their_future_values(tmp_path):
     dm = SeriesDataModule(**args)
     dm.setup("fit")  # training needs no future
     with pytest.raises(ConfigError, match=r"known covariates \(holiday\).*6 steps ahead.*--data.future_path"):
-        dm.forecast_window()
+        dm.forecast_windows()
     future = write_series(tmp_path / "next.csv", [f"{t},{int(t == 402)}" for t in range(400, 406)], "time,holiday")
     dm = SeriesDataModule(**args, future_path=str(future))
     dm.setup("fit")
-    _, ahead, _, _ = dm.forecast_window()[0]
+    _, ahead, *_ = dm.forecast_windows()[0]
     flag_on = (1 - dm.mean[1]) / dm.std[1]  # standardised as in training
     assert ahead.argmax() == 2 and ahead[2] == pytest.approx(float(flag_on))
     short = write_series(tmp_path / "short.csv", ["400,0"], "time,holiday")
     dm = SeriesDataModule(**args, future_path=str(short))
     dm.setup("fit")
     with pytest.raises(DataError, match=r"short.csv: 1 rows, one per forecast step expected \(6\)"):
-        dm.forecast_window()
+        dm.forecast_windows()

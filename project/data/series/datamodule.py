@@ -1,4 +1,4 @@
-"""Forecasting data: one series split by time into training, validation and test, then cut into windows."""
+"""Forecasting data: one series (or many) split by time into training, validation and test, then cut into windows."""
 
 import logging
 from datetime import datetime, timedelta
@@ -8,13 +8,17 @@ import torch
 
 from project.data.base import BaseDataModule
 from project.data.series.baselines import holt_winters_forecasts
-from project.data.series.files import Missing, Series, read_series
-from project.data.series.spacing import MIN_WINDOWS, auto_input_length, longest_input, season_from_times
+from project.data.series.files import Missing, Series, read_panel
+from project.data.series.spacing import MIN_WINDOWS, auto_input_length, panel_season, part_bounds, too_short
 from project.data.series.synthetic import seasonal_series
-from project.data.series.windows import Windows
+from project.data.series.windows import PanelWindows, Windows, forecast_window
 from project.errors import ConfigError, DataError
 
 log = logging.getLogger(__name__)
+
+# Many series: each is divided by its training part's std, but by no less than this share of its mean absolute
+# value (a country's fertility flat for decades, then falling, would otherwise reach a thousand stds).
+PANEL_SCALE_FLOOR = 0.1
 
 
 def hours(count: int) -> list[str]:
@@ -32,9 +36,17 @@ class SeriesDataModule(BaseDataModule):
     checkpoint's DataModule state), so nothing of the later parts leaks into training; the targets stay in
     their units (the regression task standardises them itself).
 
+    Many series in one file (`series_field`, the column naming each row's series: stores, sensors, countries)
+    train one global model. Each series is split by time on its own (the fractions of its own steps) and
+    standardised by its own training part (its std floored at `PANEL_SCALE_FLOOR` of its mean absolute value);
+    targets and forecasts are then in those per-series units, so every series weighs alike in the loss and
+    `val/mae`, and `predict` puts each series' units back. MASE is taken per series, then averaged over them
+    (`ScaledErrors`). A series too short for `MIN_WINDOWS` windows in every part is skipped, with a count.
+
     Args:
         path: a CSV with `time_field`, `value_fields` and optional `covariate_fields`; None: the generated
             hourly series (`seasonal_series`).
+        series_field: the column of series ids, for many series in one file; None: the file is one series.
         covariate_fields: columns known in advance (a holiday flag, a price): the model reads them over the
             input steps and, for the forecast steps, beside its summary of the inputs.
         input_length, horizon: steps in, steps out. `input_length: auto`: four seasons (at least two horizons
@@ -46,11 +58,12 @@ class SeriesDataModule(BaseDataModule):
             the values either side; `ffill` repeats the last value (the count and first line are logged).
         val_fraction, test_fraction: the shares of the series' steps, the last ones, for validation and test.
         predict_path: a CSV of the same columns: `predict` forecasts the `horizon` steps after its end
-            (default: after the end of the series itself).
+            (default: after the end of the series itself); with `series_field`, after the end of each series in it.
+        predict_series: with `series_field`, the series `predict` forecasts; None: every one.
         future_path: with covariates, `predict` needs their values for the forecast steps: a CSV of the time
             and covariate columns, `horizon` rows.
         mean, std: the training part's statistics; filled in from a checkpoint (`predict` needs no training
-            data to scale its inputs as training did).
+            data to scale its inputs as training did). scales: the same of each of many series, by id.
     """
 
     folds_refused = (
@@ -60,6 +73,7 @@ class SeriesDataModule(BaseDataModule):
     def __init__(
         self,
         path: str | None = None,
+        series_field: str | None = None,
         time_field: str = "time",
         value_fields: list[str] = ["value"],  # noqa: B006 (the CLI shows it; never mutated)
         covariate_fields: list[str] = [],  # noqa: B006
@@ -72,16 +86,23 @@ class SeriesDataModule(BaseDataModule):
         synthetic_length: int = 6000,
         seed: int = 0,
         predict_path: str | None = None,
+        predict_series: list[str] | None = None,
         future_path: str | None = None,
         mean: list[float] | None = None,
         std: list[float] | None = None,
+        scales: dict[str, list[list[float]]] | None = None,
         batch_size: int = 64,
         num_workers: int = 0,
     ) -> None:
         super().__init__(batch_size=batch_size, num_workers=num_workers)
-        self.save_hyperparameters(ignore=["mean", "std"])
-        if path is None and covariate_fields:
-            raise ConfigError("data.covariate_fields name columns of a file: give it with data.path")
+        self.save_hyperparameters(ignore=["mean", "std", "scales"])
+        if path is None and (covariate_fields or series_field):
+            what = "data.covariate_fields name columns" if covariate_fields else "data.series_field names a column"
+            raise ConfigError(f"{what} of a file: give it with data.path")
+        if predict_series is not None and not series_field:
+            raise ConfigError("data.predict_series names series of a file of many: give data.series_field too")
+        self.series_field = series_field
+        self.predict_series = predict_series
         self.fields = (time_field, list(value_fields), list(covariate_fields))
         self.horizon, self.missing = horizon, missing
         self.fractions = (val_fraction, test_fraction)
@@ -89,19 +110,23 @@ class SeriesDataModule(BaseDataModule):
         self.synthetic_length, self.seed = synthetic_length, seed
         self.value_names = list(value_fields) if path else ["value"]
         self.saved = (mean, std)
-        self.series: Series | None = None
-        self.mean = self.std = torch.zeros(0)
+        self.saved_scales = scales or {}
+        self.panel: dict[str, Series] | None = None
+        self.mean = self.std = torch.zeros(0)  # what the task's units are scaled by (many series: 0 and 1)
+        # Many series: each kept series' own (mean, std) of its training part, in `series` index order.
+        self.scales: dict[str, tuple[torch.Tensor, torch.Tensor]] = {}
+        self.forecast_names: list[str] = []  # the series of `predict_set`'s windows, in order
         self.input_length, self.season = self.window_shape(input_length, season)
 
     def window_shape(self, input_length: int | str, season: int | str) -> tuple[int, int]:
         """`(input_length, season)`, each `auto` resolved from the series (read here, once), each checked."""
         where = self.path or "the generated series"
         if season == "auto":
-            series = self.load()
-            season, frequency = season_from_times(series.times, series.lines, where)
+            panel = self.load()
+            season, frequency = panel_season(panel, {name: self.where(name) for name in panel}, where)
             log.info(f"data.season: auto is {season} ({frequency} steps in {where})")
         if input_length == "auto":
-            val_start, test_start, length = self.boundaries()
+            val_start, test_start, length = self.boundaries(self.typical())
             parts = [val_start, test_start - val_start, length - test_start]
             input_length, why = auto_input_length(int(season), self.horizon, parts)
             log.info(f"data.input_length: auto is {input_length} ({why})")
@@ -141,120 +166,170 @@ class SeriesDataModule(BaseDataModule):
     def output_names(self) -> list[str]:
         return [f"{name}+{step}" for step in range(1, self.horizon + 1) for name in self.value_names]
 
-    def load(self) -> Series:
-        if self.series is None:
+    def load(self) -> dict[str, Series]:
+        """Every series by its id (one, `""`, without `series_field`), read once."""
+        if self.panel is None:
             if self.path is None:
                 values = seasonal_series(self.synthetic_length, self.seed)
                 steps = len(values)
-                self.series = Series(hours(steps), values, torch.zeros(steps, 0), list(range(2, steps + 2)))
+                self.panel = {"": Series(hours(steps), values, torch.zeros(steps, 0), list(range(2, steps + 2)))}
             else:
-                self.series = read_series(self.path, *self.fields, missing=self.missing)
-        return self.series
+                self.panel = read_panel(self.path, self.series_field, *self.fields, missing=self.missing)
+        return self.panel
 
-    def boundaries(self) -> tuple[int, int, int]:
-        """Where validation and test start, and the series' length."""
-        length = len(self.load())
-        val_fraction, test_fraction = self.fractions
-        test_start = length - round(test_fraction * length)
-        val_start = test_start - round(val_fraction * length)
-        return val_start, test_start, length
+    @property
+    def series(self) -> Series:
+        """The one series of a file without `series_field` (or the generated one)."""
+        panel = self.load()
+        if self.series_field:
+            raise ConfigError(f"{self.path} holds {len(panel)} series (data.series_field): name one of them")
+        return panel[""]
+
+    def where(self, name: str) -> str:
+        """The file (and series) to name in a message."""
+        return f"{self.path} (series {name!r})" if self.series_field else self.path or "the generated series"
+
+    def typical(self) -> Series:
+        """The series `input_length: auto` is chosen for: the only one, or the one of median length (shorter
+        ones are then skipped where their parts cannot hold the windows)."""
+        ordered = sorted(self.load().values(), key=len)
+        return ordered[len(ordered) // 2]
+
+    def boundaries(self, series: Series | None = None) -> tuple[int, int, int]:
+        """Where validation and test start in `series` (by default the only one), and its length."""
+        return part_bounds(len(series if series is not None else self.series), *self.fractions)
+
+    def too_short(self, series: Series) -> str | None:
+        return too_short(self.boundaries(series), self.input_length, self.horizon)
+
+    def kept(self) -> dict[str, Series]:
+        """The series long enough to cut into windows; many series: the others skipped, with a count."""
+        panel = self.load()
+        if not self.series_field:
+            if problem := self.too_short(panel[""]):
+                raise DataError(f"{self.where('')}: {problem}")
+            return panel
+        kept = {name: series for name, series in panel.items() if self.too_short(series) is None}
+        if not kept:
+            longest = max(panel, key=lambda name: len(panel[name]))
+            raise DataError(f"{self.where(longest)}, the longest of {len(panel)}: {self.too_short(panel[longest])}")
+        if skipped := [name for name in panel if name not in kept]:
+            log.warning(
+                f"{self.path}: {len(skipped)} of {len(panel)} series skipped, too short for {MIN_WINDOWS} windows of "
+                f"input_length {self.input_length} + horizon {self.horizon} in every part (for example "
+                f"{', '.join(map(repr, skipped[:3]))})"
+            )
+        return kept
 
     def setup(self, stage: str | None = None) -> None:
         if self.train_set is not None:
             return
-        series = self.load()
-        val_start, test_start, length = self.boundaries()
-        where = self.path or "the generated series"
-        need = self.input_length + self.horizon + MIN_WINDOWS - 1
-        parts = {"training": (0, val_start), "validation": (val_start, test_start), "test": (test_start, length)}
-        longest = longest_input([end - start for start, end in parts.values()], self.horizon)
-        for name, (start, end) in parts.items():
-            if end - start < need and (name == "training" or end > start):
-                fits = f"the longest input that fits is {longest} steps; " if longest >= 1 else ""
-                raise DataError(
-                    f"{where}: the {name} part has {end - start} steps, fewer than the {need} that {MIN_WINDOWS} "
-                    f"windows of input_length {self.input_length} + horizon {self.horizon} take: {fits}give a longer "
-                    "series, shorter windows (data.input_length auto picks them), or other data.val_fraction / "
-                    "data.test_fraction"
-                )
-        table = torch.cat([series.values, series.covariates], dim=1)
-        if self.saved[0] is not None and self.saved[1] is not None:
-            self.mean, self.std = torch.tensor(self.saved[0]), torch.tensor(self.saved[1])
+        parts: list[list[Windows]] = [[], [], []]
+        for index, (name, series) in enumerate(self.kept().items()):
+            val_start, test_start, length = self.boundaries(series)
+            table = torch.cat([series.values, series.covariates], dim=1)
+            if self.saved[0] is not None and self.saved[1] is not None and not self.series_field:
+                mean, std = torch.tensor(self.saved[0]), torch.tensor(self.saved[1])
+            elif name in self.saved_scales:
+                mean, std = (torch.tensor(v) for v in self.saved_scales[name])
+            else:
+                train = table[:val_start]  # the training part only: later steps must not shape the scaling
+                mean, std = train.mean(dim=0), train.std(dim=0).clamp(min=1e-8)
+                if self.series_field:  # a series flat in training would later be thousands of stds away
+                    std = torch.maximum(std, PANEL_SCALE_FLOOR * train.abs().mean(dim=0))
+            self.scales[name] = (mean, std)
+            scaled = (table - mean) / std
+            count = series.values.shape[1]
+            # One series: the targets in their units; many: in each series' own standardised units.
+            values = scaled[:, :count] if self.series_field else series.values
+            args = (values, scaled[:, :count], scaled[:, count:])
+            shape = (self.input_length, self.horizon, self.season)
+            # Scored beside the model on validation and test: Holt-Winters estimated on the training part only.
+            ets = holt_winters_forecasts(values, val_start, self.season, self.horizon)
+            for part, (start, end) in zip(
+                parts, ((0, val_start), (val_start, test_start), (test_start, length)), strict=True
+            ):
+                part.append(Windows(*args, start, end, *shape, ets=ets, series=index))
+        if self.series_field:
+            self.mean, self.std = torch.zeros(self.num_features), torch.ones(self.num_features)
+            self.train_set, self.val_set, self.test_set = (PanelWindows(part) for part in parts)
         else:
-            train = table[:val_start]  # the training part only: later steps must not shape the scaling
-            self.mean, self.std = train.mean(dim=0), train.std(dim=0).clamp(min=1e-8)
-        scaled = (table - self.mean) / self.std
-        values_scaled, covariates = scaled[:, : series.values.shape[1]], scaled[:, series.values.shape[1] :]
-        args = (series.values, values_scaled, covariates)
-        shape = (self.input_length, self.horizon, self.season)
-        # Scored beside the model on validation and test: Holt-Winters estimated on the training part only.
-        ets = holt_winters_forecasts(series.values, val_start, self.season, self.horizon)
-        self.train_set = Windows(*args, 0, val_start, *shape, ets=ets)
-        self.val_set = Windows(*args, val_start, test_start, *shape, ets=ets)
-        self.test_set = Windows(*args, test_start, length, *shape, ets=ets)
+            self.mean, self.std = self.scales[""]
+            self.train_set, self.val_set, self.test_set = (part[0] for part in parts)
 
     def predict_dataloader(self) -> Any:
         # Built when asked: only a predict run needs (and may give) the future covariates.
-        self.predict_set = self.forecast_window()
+        self.predict_set = self.forecast_windows()
         return super().predict_dataloader()
 
-    def forecast_window(self) -> "Windows":
-        """The last `input_length` steps of the series to forecast from (`predict_path`'s, or this series'), as one
-        window whose targets are unknown (zeros)."""
+    def forecast_windows(self) -> Windows | PanelWindows:
+        """The last `input_length` steps of each series to forecast from (`predict_path`'s, or this data's), as
+        one window each whose targets are unknown (zeros); their names in `forecast_names`."""
         given = self.predict_path
-        series = self.load() if given is None else read_series(given, *self.fields, missing=self.missing)
-        if len(series) < self.input_length:
-            raise DataError(
-                f"{self.predict_path or 'the series'}: {len(series)} steps, fewer than input_length={self.input_length}"
-            )
-        tail = torch.cat([series.values, series.covariates], dim=1)[-self.input_length :]
-        future = torch.zeros(self.horizon, tail.shape[1])  # the values ahead are unknown (and unused)
-        if series.covariates.shape[1]:
-            future[:, series.values.shape[1] :] = self.future_covariates()
-        padded = torch.cat([tail, future])
-        scaled = (padded - self.mean) / self.std
-        count = series.values.shape[1]
-        values = padded[:, :count]
-        return Windows(
-            values,
-            scaled[:, :count],
-            scaled[:, count:],
-            0,
-            len(padded),
-            *(self.input_length, self.horizon, self.season),
-        )
+        panel = self.load() if given is None else read_panel(given, self.series_field, *self.fields, self.missing)
+        names = list(panel) if self.predict_series is None else self.predict_series
+        windows = [self.forecast_window(panel, name, index) for index, name in enumerate(names)]
+        self.forecast_names = names
+        return PanelWindows(windows) if self.series_field else windows[0]
 
-    def future_covariates(self) -> torch.Tensor:
-        """The known covariates of the forecast steps, `[horizon, K]`, from `future_path`."""
+    def forecast_window(self, panel: dict[str, Series], name: str, index: int) -> Windows:
+        """One series' forecast window (see `forecast_windows`)."""
+        source = self.predict_path or self.path or "the series"
+        if name not in panel:
+            raise DataError(f"{source}: no series {name!r} (data.predict_series); it has {', '.join(list(panel)[:5])}")
+        if name not in self.scales:
+            raise DataError(
+                f"{source}: series {name!r} was not trained on (new, or skipped as too short), so its scaling is "
+                "unknown: forecast the series the model was trained on (data.predict_series)"
+            )
+        series = panel[name]
+        if len(series) < self.input_length:
+            raise DataError(f"{self.where(name)}: {len(series)} steps, fewer than input_length={self.input_length}")
+        future = self.future_covariates(name) if series.covariates.shape[1] else None
+        shape = (self.input_length, self.horizon, self.season)
+        return forecast_window(series, self.scales[name], shape, future, own_units=not self.series_field, index=index)
+
+    def future_covariates(self, name: str = "") -> torch.Tensor:
+        """The known covariates of the forecast steps of series `name`, `[horizon, K]`, from `future_path`."""
         time_field, _, covariate_fields = self.fields
         if self.future_path is None:
             raise ConfigError(
                 f"the model reads known covariates ({', '.join(covariate_fields)}): to forecast, give their values "
                 f"for the {self.horizon} steps ahead in a CSV of {time_field} and those columns, --data.future_path"
             )
-        future = read_series(self.future_path, time_field, [], covariate_fields)
-        if len(future) != self.horizon:
-            raise DataError(f"{self.future_path}: {len(future)} rows, one per forecast step expected ({self.horizon})")
+        panel = read_panel(self.future_path, self.series_field, time_field, [], covariate_fields)
+        future = panel.get(name)
+        if future is None or len(future) != self.horizon:
+            which = f" of series {name!r}" if self.series_field else ""
+            rows = len(future) if future is not None else 0
+            raise DataError(f"{self.future_path}: {rows} rows{which}, one per forecast step expected ({self.horizon})")
         return future.covariates
 
     def train_targets(self) -> torch.Tensor:
         self.setup()
-        assert isinstance(self.train_set, Windows)
-        values, (first, _), h = self.train_set.values, self.train_set.span(0), self.horizon
-        starts = torch.arange(len(self.train_set)) + first + self.input_length
-        return torch.stack([values[s : s + h].reshape(-1) for s in starts.tolist()])
+        assert isinstance(self.train_set, Windows | PanelWindows)
+        return self.train_set.targets
 
     def state_dict(self) -> dict[str, Any]:
-        # The training part's scaling, and the windows `auto` chose: `predict` from a checkpoint reads its
-        # inputs the same way.
+        # The training part's scaling (each series'), and the windows `auto` chose: `predict` from a checkpoint
+        # reads its inputs the same way.
         if not self.mean.numel():
             return {}
         shape = {"input_length": self.input_length, "season": self.season}
-        return {"mean": self.mean.tolist(), "std": self.std.tolist(), **shape}
+        state = {"mean": self.mean.tolist(), "std": self.std.tolist(), **shape}
+        if self.series_field:  # each series' own: [mean, std] by its id
+            state["scales"] = {name: [m.tolist(), s.tolist()] for name, (m, s) in self.scales.items()}
+        return state
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         if state and self.mean.numel() and not torch.allclose(torch.tensor(state["mean"]), self.mean):
             raise DataError("the checkpoint's series scaling differs from this data's: pass the same series")
+        for name, saved in state.get("scales", {}).items() if self.scales else ():
+            if name not in self.scales or not torch.allclose(torch.tensor(saved[0]), self.scales[name][0]):
+                raise DataError(
+                    f"the checkpoint's scaling of series {name!r} differs from this data's (or the series is not in "
+                    f"{self.path}): pass the file it was trained on"
+                )
         trained = (state.get("input_length", self.input_length), state.get("season", self.season))
         if trained != (self.input_length, self.season):
             raise DataError(

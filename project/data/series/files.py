@@ -1,4 +1,5 @@
-"""Read a time series from a CSV: a time column, value columns, optional known covariate columns.
+"""Read time series from a CSV: a time column, value columns, optional known covariate columns, and optionally a
+series id column, for many series in one file.
 
 Every problem names the file, the line and the column: a value that is not a number, an empty one (unless
 `missing` fills it), timestamps out of order or repeated.
@@ -39,45 +40,74 @@ def read_series(
 ) -> Series:
     """The series in `path`, checked: sorted strictly increasing times, a number in every value and covariate;
     empty cells refused, or filled by `missing` (`fill_gaps`)."""
+    return read_panel(path, None, time_field, value_fields, covariate_fields, missing)[""]
+
+
+def read_panel(
+    path: str | Path,
+    series_field: str | None,
+    time_field: str,
+    value_fields: list[str],
+    covariate_fields: list[str],
+    missing: Missing = "error",
+) -> dict[str, Series]:
+    """Every series in `path` by its id in `series_field` (in the order the ids first appear; the rows of one
+    id need not be together), each checked and filled as `read_series` does; one series `""` without the field."""
     path = Path(path)
     if not path.is_file():
         raise MissingDataError(f"{path}: no such file")
+    fields = [*value_fields, *covariate_fields]
+    grouped: dict[str, tuple[list[str], list[list[float]], list[int], list[float]]] = {}
     with path.open(newline="", encoding="utf-8-sig") as handle:
         reader = csv.DictReader(handle)
         columns = [name.strip() for name in reader.fieldnames or []]
         reader.fieldnames = columns
-        for field in [time_field, *value_fields, *covariate_fields]:
+        for field in [*([series_field] if series_field else []), time_field, *fields]:
             if field not in columns:
                 raise DataError(
-                    f"{path}, line 1: no column {field!r} (columns: {', '.join(columns)}); "
-                    "set data.time_field / data.value_fields / data.covariate_fields"
+                    f"{path}, line 1: no column {field!r} (columns: {', '.join(columns)}); set data.series_field / "
+                    "data.time_field / data.value_fields / data.covariate_fields"
                 )
-        times, rows, lines = [], [], []
-        previous: float | None = None
         for row in reader:
             line = reader.line_num
+            name = (row[series_field] or "").strip() if series_field else ""
+            if series_field and not name:
+                raise DataError(f"{path}, line {line}: {series_field} is empty: every row names its series")
+            times, rows, lines, previous = grouped.setdefault(name, ([], [], [], []))
             stamp = (row[time_field] or "").strip()
             at = _time(stamp, path, line, time_field)
-            if previous is not None and at <= previous:
-                what = "repeats the previous timestamp" if at == previous else "is earlier than the previous one"
-                raise DataError(f"{path}, line {line}: time {stamp!r} {what}: sort the rows by time, one per step")
-            previous = at
+            if previous and at <= previous[0]:
+                what = "repeats the previous timestamp" if at == previous[0] else "is earlier than the previous one"
+                which, fix = (f" of series {name!r}", "by series and time") if series_field else ("", "by time")
+                raise DataError(f"{path}, line {line}: time {stamp!r} {what}{which}: sort the rows {fix}, one per step")
+            previous[:] = [at]
             rows.append(
                 [
                     math.nan
                     if missing != "error" and not (row.get(field) or "").strip()
                     else read_number(row.get(field), path, line, field, empty=EMPTY)
-                    for field in [*value_fields, *covariate_fields]
+                    for field in fields
                 ]
             )
             times.append(stamp)
             lines.append(line)
-    if not rows:
+    if not grouped:
         raise DataError(f"{path}: no rows under the header")
-    table = torch.tensor(rows, dtype=torch.float32)
-    if missing != "error":
-        table = fill_gaps(table, [*value_fields, *covariate_fields], lines, path, missing)
-    return Series(times, table[:, : len(value_fields)], table[:, len(value_fields) :], lines)
+    panel, filled = {}, {field: [0, math.inf] for field in fields}  # per column: cells filled, the first line
+    for name, (times, rows, lines, _) in grouped.items():
+        table = torch.tensor(rows, dtype=torch.float32)
+        if missing != "error":
+            for column, field in enumerate(fields):
+                gaps = torch.isnan(table[:, column]).nonzero().flatten()
+                if len(gaps):
+                    filled[field][0] += len(gaps)
+                    filled[field][1] = min(filled[field][1], lines[int(gaps[0])])
+            table = fill_gaps(table, fields, lines, path, missing)
+        panel[name] = Series(times, table[:, : len(value_fields)], table[:, len(value_fields) :], lines)
+    for field, (count, first) in filled.items():
+        if count:
+            log.warning("%s: %d empty %s cells filled (%s), the first at line %d", path, count, field, missing, first)
+    return panel
 
 
 def fill_gaps(table: torch.Tensor, fields: list[str], lines: list[int], path: Path, how: Missing) -> torch.Tensor:
@@ -105,9 +135,6 @@ def fill_gaps(table: torch.Tensor, fields: list[str], lines: list[int], path: Pa
             line = values[before] + share.float() * (values[next_known] - values[before])
             fill = torch.where(inside, line, fill)
         filled[gaps, column] = fill
-        log.warning(
-            "%s: %d empty %s cells filled (%s), the first at line %d", path, len(gaps), field, how, lines[int(gaps[0])]
-        )
     return filled
 
 

@@ -1,8 +1,9 @@
-"""`season: auto` and `input_length: auto`: the windows chosen from the series itself."""
+"""The shape of the windows and parts: `season: auto` and `input_length: auto` chosen from the series itself,
+where each part starts, and whether a series is long enough for them."""
 
 from datetime import datetime
 
-from project.errors import ConfigError
+from project.errors import ConfigError, DataError
 
 # The step between two rows, in days (low, high), and the season it implies: the period a practitioner names
 # first for that frequency (a day of hours, a week of days, a year of weeks, months or quarters).
@@ -42,6 +43,44 @@ def season_from_times(times: list[str], lines: list[int], where: str) -> tuple[i
         found = kind
     name, *_, season = found
     return season, name
+
+
+def panel_season(panel: dict, where: dict[str, str], path: str) -> tuple[int, str]:
+    """`season_from_times` of every series in `panel` (id -> Series), which must agree; `where` names each."""
+    seasons: dict[tuple[int, str], str] = {}
+    for name, series in panel.items():
+        seasons.setdefault(season_from_times(series.times, series.lines, where[name]), name)
+    if len(seasons) > 1:
+        (a, first), (b, second), *_ = seasons.items()
+        raise DataError(
+            f"{path}: series {first!r} is {a[1]} and {second!r} {b[1]}: one model forecasts series of one "
+            "frequency; give each frequency its own file, or the period in steps: --data.season"
+        )
+    return next(iter(seasons))
+
+
+def part_bounds(length: int, val_fraction: float, test_fraction: float) -> tuple[int, int, int]:
+    """Where validation and test start in a series of `length` steps (the last shares), and its length."""
+    test_start = length - round(test_fraction * length)
+    val_start = test_start - round(val_fraction * length)
+    return val_start, test_start, length
+
+
+def too_short(bounds: tuple[int, int, int], input_length: int, horizon: int) -> str | None:
+    """Why a series split at `bounds` cannot hold `MIN_WINDOWS` windows in every part, in a sentence; None: it can."""
+    val_start, test_start, length = bounds
+    need = input_length + horizon + MIN_WINDOWS - 1
+    parts = {"training": (0, val_start), "validation": (val_start, test_start), "test": (test_start, length)}
+    longest = longest_input([end - start for start, end in parts.values()], horizon)
+    for name, (start, end) in parts.items():
+        if end - start < need and (name == "training" or end > start):
+            fits = f"the longest input that fits is {longest} steps; " if longest >= 1 else ""
+            return (
+                f"the {name} part has {end - start} steps, fewer than the {need} that {MIN_WINDOWS} windows of "
+                f"input_length {input_length} + horizon {horizon} take: {fits}give a longer series, shorter windows "
+                "(data.input_length auto picks them), or other data.val_fraction / data.test_fraction"
+            )
+    return None
 
 
 MIN_WINDOWS = 2  # in a validation or test part: one window scores nothing that varies (R² needs two)

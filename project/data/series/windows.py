@@ -1,17 +1,19 @@
-"""Windows over a series: `input_length` steps in, the next `horizon` steps out, all inside one split."""
+"""Windows over a series (or many): `input_length` steps in, the next `horizon` steps out, all inside one split."""
 
 import torch
-from torch.utils.data import Dataset
+from torch.utils.data import ConcatDataset, Dataset
 
 from project.data.series.baselines import BASELINES, naive_sources, seasonal_drift
+from project.data.series.files import Series
 
 
 class Windows(Dataset):
     """Every window whose inputs and targets lie in steps `[start, end)` of the series.
 
-    An item is `(inputs [L, C + K], future covariates [H * K], targets [H * C], baselines [4, H * C])`:
-    inputs are the standardised values and covariates, targets the values in their own units, and the
-    baselines (in the same units) the forecasts of `baselines.BASELINES` for the same window.
+    An item is `(inputs [L, C + K], future covariates [H * K], targets [H * C], baselines [4, H * C], series)`:
+    inputs are the standardised values and covariates, targets the values in their own units, the
+    baselines (in the same units) the forecasts of `baselines.BASELINES` for the same window, and `series`
+    the index of the series the window comes from (0 where there is one), by which MASE is averaged.
 
     Args:
         values: `[T, C]` in their own units; scaled: `[T, C]` standardised; covariates: `[T, K]` standardised.
@@ -31,8 +33,9 @@ class Windows(Dataset):
         horizon: int,
         period: int,
         ets: torch.Tensor | None = None,
+        series: int = 0,
     ) -> None:
-        self.values, self.scaled, self.covariates = values, scaled, covariates
+        self.values, self.scaled, self.covariates, self.series = values, scaled, covariates, series
         self.input_length, self.horizon, self.period = input_length, horizon, period
         self.start = start
         self.count = max(0, end - start - input_length - horizon + 1)
@@ -70,5 +73,41 @@ class Windows(Dataset):
         """The steps all windows together read, `[first, last + 1)`; (0, 0) when there is none."""
         return (self.span(0)[0], self.span(self.count - 1)[1]) if self.count else (0, 0)
 
-    def __getitem__(self, index: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-        return self.inputs[index].T, self.future[index], self.targets[index], self.baselines[index]
+    def __getitem__(self, index: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, int]:
+        return self.inputs[index].T, self.future[index], self.targets[index], self.baselines[index], self.series
+
+
+class PanelWindows(ConcatDataset):
+    """The windows of many series, one `Windows` per series, in the order of their `series` index."""
+
+    datasets: list[Windows]
+
+    @property
+    def targets(self) -> torch.Tensor:
+        """`[N, H * C]`: every window's targets, as `Windows.targets`."""
+        return torch.cat([windows.targets for windows in self.datasets])
+
+
+def forecast_window(
+    series: Series,
+    scale: tuple[torch.Tensor, torch.Tensor],
+    shape: tuple[int, int, int],
+    future: torch.Tensor | None,
+    own_units: bool,
+    index: int = 0,
+) -> Windows:
+    """The window that forecasts the `horizon` steps after `series`' end from its last `input_length` steps, its
+    targets unknown (zeros). `scale`: the (mean, std) training scaled it by; `shape`: (input_length, horizon,
+    season); `future`: the covariates of the forecast steps `[horizon, K]`; `own_units`: the targets in the
+    series' units (one series), else in its standardised ones; `index`: the series' index."""
+    input_length, horizon, _ = shape
+    tail = torch.cat([series.values, series.covariates], dim=1)[-input_length:]
+    ahead = torch.zeros(horizon, tail.shape[1])  # the values ahead are unknown (and unused)
+    count = series.values.shape[1]
+    if future is not None:
+        ahead[:, count:] = future
+    padded = torch.cat([tail, ahead])
+    mean, std = scale
+    scaled = (padded - mean) / std
+    values = padded[:, :count] if own_units else scaled[:, :count]
+    return Windows(values, scaled[:, :count], scaled[:, count:], 0, len(padded), *shape, series=index)
