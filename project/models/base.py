@@ -170,12 +170,12 @@ class TaskModule(L.LightningModule, ABC):
         if stage == "val":
             self.task.observe(output.detach(), target)
         if stage != "train":
-            self.score_beside(batch, scored, stage)
+            self.score_beside(batch, output.detach(), scored, stage)
         return loss, batch_size
 
-    def score_beside(self, batch: Any, scored: torch.Tensor, stage: str) -> None:
-        """Scores beside the task's of a validation or test batch (`stage` "val" or "test") whose scored outputs
-        are `scored`: the forecaster's baselines. Nothing here."""
+    def score_beside(self, batch: Any, output: torch.Tensor, scored: torch.Tensor, stage: str) -> None:
+        """Scores beside the task's of a validation or test batch (`stage` "val" or "test"), from the network's
+        `output` or its `scored` form: the forecaster's baselines and intervals. Nothing here."""
 
     def training_step(self, batch: Any, batch_idx: int) -> torch.Tensor:
         loss, batch_size = self._shared_step(batch, self.train_metrics)

@@ -6,12 +6,15 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import torch
-from torchmetrics import Metric, MetricCollection
+from torchmetrics import MeanMetric, Metric, MetricCollection
 from torchmetrics.regression import MeanAbsoluteError
 from torchmetrics.utilities import dim_zero_cat
 
 from project.data.series.baselines import BASELINES, NAMES
+from project.errors import ConfigError
 from project.models.base import TaskModule
+from project.nets.forecaster import naive_error, normal_quantiles
+from project.tasks.regression import pinball
 
 
 class ScaledErrors(Metric):
@@ -50,6 +53,8 @@ class ForecastModel(TaskModule):
     `val/mae_seasonal_drift`, `val/mae_ets`; `val/mase`, the model's MAE over the seasonal-naive MAE
     (below 1: better than repeating the last season), and the same ratio of each other baseline
     (`val/mase_ets`...), each per series and then averaged where there are many; the same under `test/`.
+    With quantiles (the task's `quantiles`, the network's the same), the metrics score the middle one,
+    and `val/coverage` is the share of targets inside the outer two (near 0.8 for 0.1 and 0.9, if calibrated).
     """
 
     data_links: ClassVar[dict[str, tuple[str, ...]]] = {
@@ -67,13 +72,24 @@ class ForecastModel(TaskModule):
         self.val_baselines = baselines.clone(prefix="val/")
         self.test_baselines = baselines.clone(prefix="test/")
         self.val_scaled, self.test_scaled = ScaledErrors(), ScaledErrors()
+        self.val_coverage, self.test_coverage = MeanMetric(), MeanMetric()
+        quantiles, emitted = getattr(self.task, "quantiles", []), getattr(self.net, "quantiles", [])
+        if quantiles != emitted:
+            raise ConfigError(
+                f"the task scores the quantiles {quantiles or 'none'} and the network emits {emitted or 'none'}: set "
+                f"--model.net.init_args.quantiles {quantiles or 'null'} (configs/lstm_forecast_intervals.yaml: both)"
+            )
 
     def unpack(self, batch: Any) -> tuple[tuple[torch.Tensor, torch.Tensor], torch.Tensor, int]:
         inputs, future, target, *_ = batch
         return (inputs, future), target, inputs.shape[0]
 
-    def score_beside(self, batch: Any, scored: torch.Tensor, stage: str) -> None:
+    def score_beside(self, batch: Any, output: torch.Tensor, scored: torch.Tensor, stage: str) -> None:
         _, _, target, baselines, series = batch
+        if getattr(self.task, "quantiles", None):
+            low, high = self.task.interval(output)
+            inside = ((low <= target) & (target <= high)).float()
+            (self.val_coverage if stage == "val" else self.test_coverage).update(inside.mean(dim=1), len(inside))
         metrics = self.val_baselines if stage == "val" else self.test_baselines
         for name, forecast in zip(BASELINES, baselines.unbind(1), strict=True):
             metrics[f"mae_{name}"].update(forecast.contiguous(), target)
@@ -82,17 +98,19 @@ class ForecastModel(TaskModule):
 
     def on_validation_epoch_end(self) -> None:
         super().on_validation_epoch_end()
-        self._log_baselines(self.val_baselines, self.val_scaled, "val")
+        self._log_baselines(self.val_baselines, self.val_scaled, self.val_coverage, "val")
 
     def on_test_epoch_end(self) -> None:
         super().on_test_epoch_end()
-        self._log_baselines(self.test_baselines, self.test_scaled, "test")
+        self._log_baselines(self.test_baselines, self.test_scaled, self.test_coverage, "test")
 
-    def _log_baselines(self, metrics: MetricCollection, scaled: ScaledErrors, stage: str) -> None:
+    def _log_baselines(self, metrics: MetricCollection, scaled: ScaledErrors, coverage: MeanMetric, stage: str) -> None:
         values = {**metrics.compute(), **{f"{stage}/{name}": value for name, value in scaled.compute().items()}}
+        if getattr(self.task, "quantiles", None):
+            values[f"{stage}/coverage"] = coverage.compute()
         self.log_dict(values, sync_dist=True)
-        metrics.reset()
-        scaled.reset()
+        for metric in (metrics, scaled, coverage):
+            metric.reset()
 
     def against_baselines(self, tested: dict[str, float]) -> str | None:
         """`test: model MASE 0.36; ETS 0.31, seasonal naive with drift 0.46, ...: the model loses to ETS by 16 %`."""
@@ -132,24 +150,39 @@ class ForecastModel(TaskModule):
         start = "seasonal_naive" if skip == "learned" else skip
         naive = batch[3][:, BASELINES.index(start)].to(self.task.mean.device)
         output = (naive - self.task.mean) / self.task.std
+        if quantiles := getattr(self.task, "quantiles", None):
+            # Each quantile starts at the naive forecast plus its normal quantile times the naive's in-window error.
+            values = batch[0][..., : self.net.num_values].to(output.device)  # the inputs, on the task's scale
+            scale = naive_error(values, self.net.season).squeeze(1).repeat(1, output.shape[1] // values.shape[-1])
+            start_at = output.unsqueeze(-1) + scale.unsqueeze(-1) * normal_quantiles(quantiles).to(output.device)
+            z = (target.to(output.device) - self.task.mean) / self.task.std
+            loss = pinball(start_at, z, quantiles)
+            return float(loss), f"the pinball loss where the quantiles start, around the {NAMES[start]} forecast"
         loss = self.task.loss(output, target.to(output.device))
         return float(loss), f"the loss of the {NAMES[start]} forecast, where the untrained forecaster starts"
 
     def prediction_table(
         self, predictions: Sequence[dict[str, torch.Tensor]], names: Sequence[str] | None
     ) -> tuple[list[str], list[list[str]]]:
-        """One row per forecast step (`+1`, `+2`...), one column per value: what comes after the series; many
-        series: a row per series and step, in each series' own units."""
+        """One row per forecast step (`+1`, `+2`...), one column per value (with quantiles, then one per value and
+        quantile: `value_q0.1`...): what comes after the series; many series: a row per series and step, in each
+        series' own units."""
         datamodule = self.trainer.datamodule
-        columns, horizon, many = datamodule.value_names, datamodule.horizon, bool(datamodule.series_field)
-        forecasts = torch.cat([batch["value"] for batch in predictions]).reshape(-1, horizon, len(columns))
+        names, horizon, many = datamodule.value_names, datamodule.horizon, bool(datamodule.series_field)
+        levels = list(getattr(self.task, "quantiles", None) or [])
+        key = "quantiles" if levels else "value"
+        count = len(datamodule.forecast_names)
+        forecasts = torch.cat([batch[key] for batch in predictions]).reshape(count, horizon, len(names), -1)
+        if levels:  # the middle quantile first, as the value column, then every quantile
+            forecasts = torch.cat([forecasts[..., self.task.middle].unsqueeze(-1), forecasts], dim=-1)
         rows = []
         for name, forecast in zip(datamodule.forecast_names, forecasts, strict=True):
             if many:  # the task's units are the series' standardised ones
                 mean, std = datamodule.scales[name]
-                forecast = forecast * std[: len(columns)] + mean[: len(columns)]
+                forecast = forecast * std[: len(names), None] + mean[: len(names), None]
             rows += [
-                [*([name] if many else []), f"+{step + 1}", *(f"{v:.6g}" for v in values)]
-                for step, values in enumerate(forecast.tolist())
+                [*([name] if many else []), f"+{step + 1}", *(f"{v:.6g}" for v in values.T.reshape(-1).tolist())]
+                for step, values in enumerate(forecast)
             ]
+        columns = [*names, *(f"{name}_q{q:g}" for q in levels for name in names)]
         return [*(["series"] if many else []), "step", *columns], rows

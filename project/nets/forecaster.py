@@ -9,6 +9,21 @@ from torch import nn
 from project.nets.init import init_weights
 
 
+def normal_quantiles(levels: list[float]) -> torch.Tensor:
+    """The standard normal's quantiles at `levels`: how far a forecast's quantiles sit from it, in `naive_error`s."""
+    return torch.distributions.Normal(0.0, 1.0).icdf(torch.tensor(levels))
+
+
+def naive_error(values: torch.Tensor, season: int) -> torch.Tensor:
+    """`[B, 1, C]`: the root mean square of the seasonal naive's errors inside each window `[B, L, C]` (the
+    change over one season), or of its deviations where the window holds no full season."""
+    if season < values.shape[1]:
+        changes = values[:, season:] - values[:, :-season]
+    else:
+        changes = values - values.mean(dim=1, keepdim=True)
+    return changes.pow(2).mean(dim=1, keepdim=True).sqrt().clamp(min=1e-3)
+
+
 class LSTMForecaster(nn.Module):
     """`(inputs [B, L, F], future covariates [B, H * K])` → forecasts `[B, num_outputs]` (`H * C` values).
 
@@ -36,6 +51,11 @@ class LSTMForecaster(nn.Module):
         future_size: known covariates of the forecast steps (horizon × covariates); linked as well.
         num_values: value columns among the inputs (the first ones); linked as well.
         season: the period of the seasonal-naive forecast, in steps; linked from `data.season`.
+        quantiles: forecast these quantiles of each step and value (the task's `quantiles`, the same list:
+            configs/lstm_forecast_intervals.yaml sets both): outputs `[B, num_outputs * len(quantiles)]`, the
+            quantile last. Each is the forecast a single one would be, plus its normal quantile times the
+            seasonal naive's error inside the window (`naive_error`; 0.1 and 0.9: ±1.28 of it), plus what the
+            head learns: an untrained interval is already about as wide as the naive forecast's errors.
     """
 
     def __init__(
@@ -50,25 +70,32 @@ class LSTMForecaster(nn.Module):
         dropout: float = 0.0,
         scale: Literal["window", "last", "none"] = "window",
         skip: Literal["learned", "seasonal_naive", "last_value", "none"] = "learned",
+        quantiles: list[float] | None = None,
     ) -> None:
         super().__init__()
         if num_outputs % num_values:
             raise ValueError(f"num_outputs={num_outputs} is not a whole number of steps of {num_values} values")
         self.num_values, self.horizon, self.season = num_values, num_outputs // num_values, season
+        self.quantiles = list(quantiles or [])
+        num_quantiles = self.num_quantiles = len(self.quantiles) or 1
         self.scale, self.skip = scale, skip
         self.features = nn.LSTM(
             input_size, hidden_size, num_layers, batch_first=True, dropout=dropout if num_layers > 1 else 0.0
         )
         naive_size = 2 * num_outputs if skip == "learned" else 0
-        self.head = nn.Sequential(nn.Dropout(dropout), nn.Linear(hidden_size + future_size + naive_size, num_outputs))
+        width = num_outputs * num_quantiles
+        self.head = nn.Sequential(nn.Dropout(dropout), nn.Linear(hidden_size + future_size + naive_size, width))
         self.head.apply(init_weights)
         if skip != "none":  # the correction starts at nothing: the forecast starts at the naive one
             nn.init.zeros_(self.head[-1].weight)
             nn.init.zeros_(self.head[-1].bias)
-        if skip == "learned":  # reads the seasonal naive forecast through as it is, to start with
+        if skip == "learned":  # reads the seasonal naive forecast through as it is, to start with (every quantile)
             first = hidden_size + future_size
             with torch.no_grad():
-                self.head[-1].weight[:, first : first + num_outputs] = torch.eye(num_outputs)
+                identity = torch.eye(num_outputs).repeat_interleave(num_quantiles, dim=0)  # output (step, q) <- step
+                self.head[-1].weight[:, first : first + num_outputs] = identity
+        offsets = normal_quantiles(self.quantiles) if self.quantiles else torch.zeros(1)
+        self.register_buffer("offsets", offsets, persistent=False)  # from the levels: not a weight to save
 
     def naive(self, values: torch.Tensor, kind: str) -> torch.Tensor:
         """A naive forecast `[B, H, C]` from the input values `[B, L, C]`: each step's value one season
@@ -94,6 +121,10 @@ class LSTMForecaster(nn.Module):
         if self.skip == "learned":  # both naive forecasts, on the window's scale, for the head to weigh
             for kind in ("seasonal_naive", "last_value"):
                 read.append(((self.naive(values, kind) - level) / spread).reshape(len(inputs), -1))
-        correction = self.head(torch.cat(read, dim=1)).view(len(inputs), self.horizon, -1)
+        # [B, H, C, Q]: each quantile of each step and value around the same base, on the window's scale.
+        correction = self.head(torch.cat(read, dim=1)).view(len(inputs), self.horizon, self.num_values, -1)
         base = level if self.skip in ("none", "learned") else self.naive(values, self.skip)
-        return (base + spread * correction).reshape(len(inputs), -1)  # steps × values, flattened as the targets
+        forecast = base.unsqueeze(-1) + spread.unsqueeze(-1) * correction
+        if self.quantiles:  # each quantile its normal quantile of the naive's error away
+            forecast = forecast + naive_error(values, self.season).unsqueeze(-1) * self.offsets
+        return forecast.reshape(len(inputs), -1)  # steps × values (× quantiles), flattened as the targets

@@ -39,6 +39,11 @@ class Task(nn.Module, ABC):
         """Called once by the module with the network's output width: build what depends on it."""
         self.num_outputs = num_outputs
 
+    @property
+    def output_width(self) -> int:
+        """The network's output width: `num_outputs`, or more where each output is several values (quantiles)."""
+        return self.num_outputs
+
     def fit_statistics(self, train_targets: torch.Tensor) -> None:
         """Learn what the task needs from the training split's targets (before the first step)."""
 

@@ -1,4 +1,5 @@
-"""Real-valued targets: MSE, L1 or Huber on standardised targets; MAE, RMSE and R² in the targets' units."""
+"""Real-valued targets: MSE, L1 or Huber on standardised targets, or quantiles by the pinball loss; MAE, RMSE and R²
+in the targets' units."""
 
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -8,7 +9,7 @@ import torch.nn.functional as F
 from torchmetrics import MetricCollection
 from torchmetrics.regression import MeanAbsoluteError, MeanSquaredError, R2Score
 
-from project.errors import TrainingProblem
+from project.errors import ConfigError, TrainingProblem
 from project.tasks import figures
 from project.tasks.base import Task
 
@@ -23,11 +24,18 @@ class Regression(Task):
     weighs alike in the loss and the output layer starts at the right scale. The mean and std are
     buffers, saved in the checkpoint; metrics and predictions are in the targets' own units.
 
+    With `quantiles` (and `loss: pinball`) the network emits, for each target, one value per quantile (the
+    quantile last: outputs `[rows, num_targets * len(quantiles)]`), each trained by the pinball loss to be
+    that quantile of the target given the inputs; the metrics score the middle quantile (the median where
+    0.5 is one), `interval` gives the outer two, and `predict` writes every one.
+
     Args:
         loss: mse (the mean), l1 (the median: robust to outliers), huber (MSE near 0, L1 beyond `huber_delta`
-            standard deviations).
+            standard deviations), pinball (the `quantiles`).
         standardize: learn standardised targets (above); off, the targets are used as they are.
         huber_delta: where Huber turns from quadratic to linear, in standardised units.
+        quantiles: with `loss: pinball`, the levels in (0, 1), increasing: `[0.1, 0.5, 0.9]` forecasts the
+            median and an 80 % interval.
     """
 
     name = "regression"
@@ -36,9 +44,28 @@ class Regression(Task):
     summary = ("val/mae", "val/rmse", "val/r2")
 
     def __init__(
-        self, loss: Literal["mse", "l1", "huber"] = "mse", standardize: bool = True, huber_delta: float = 1.0
+        self,
+        loss: Literal["mse", "l1", "huber", "pinball"] = "mse",
+        standardize: bool = True,
+        huber_delta: float = 1.0,
+        quantiles: list[float] | None = None,
     ) -> None:
         super().__init__()
+        if (loss == "pinball") != (quantiles is not None):
+            raise ConfigError(
+                "model.task.init_args.quantiles and loss: pinball go together: quantiles are trained by the pinball "
+                "loss, and the pinball loss needs the levels (configs/lstm_forecast_intervals.yaml sets both)"
+            )
+        levels = list(quantiles or [])
+        increasing = levels == sorted(set(levels))
+        if quantiles is not None and (not levels or any(not 0 < q < 1 for q in levels) or not increasing):
+            raise ConfigError(
+                f"model.task.init_args.quantiles={quantiles}: give levels strictly between 0 and 1, in increasing "
+                "order, e.g. [0.1, 0.5, 0.9]"
+            )
+        self.quantiles = levels
+        # The quantile the metrics score: the one nearest 0.5 (a plain int: the ONNX export traces it as one).
+        self.middle = min(range(len(levels)), key=lambda i: abs(levels[i] - 0.5)) if levels else 0
         self.loss_name = loss
         self.standardize = standardize
         self.huber_delta = huber_delta
@@ -61,10 +88,37 @@ class Regression(Task):
             self.std.copy_(targets.std(dim=0).nan_to_num(1.0).clamp(min=1e-8))
 
     def to_units(self, output: torch.Tensor) -> torch.Tensor:
-        """The network's output in the targets' units."""
+        """The network's output in the targets' units (with quantiles: `[rows, num_targets, len(quantiles)]`)."""
+        if self.quantiles:
+            return self.by_quantile(output) * self.std.unsqueeze(1) + self.mean.unsqueeze(1)
         return output * self.std + self.mean
 
+    @property
+    def num_quantiles(self) -> int:
+        """Values the network emits per target: one, or one per quantile."""
+        return len(self.quantiles) or 1
+
+    @property
+    def output_width(self) -> int:
+        return self.num_outputs * self.num_quantiles
+
+    def by_quantile(self, output: torch.Tensor) -> torch.Tensor:
+        """`[rows, num_targets * Q]` as `[rows, num_targets, Q]`, refused if it is not that wide."""
+        if output.dim() != 2 or output.shape[1] != self.output_width:
+            raise TrainingProblem(
+                f"outputs have shape {list(output.shape)}: {len(self.quantiles)} quantiles of {self.num_outputs} "
+                f"targets take [batch, {self.output_width}] (the network's quantiles)"
+            )
+        return output.view(len(output), self.num_outputs, self.num_quantiles)
+
+    def interval(self, output: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The outer two quantiles, `[rows, num_targets]` each, in the targets' units."""
+        values = self.to_units(output)
+        return values[..., 0], values[..., -1]
+
     def loss(self, output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        if self.quantiles:
+            return pinball(self.by_quantile(output), (target.to(output.dtype) - self.mean) / self.std, self.quantiles)
         if output.shape != target.shape:
             raise TrainingProblem(shape_message(output, target))
         z = (target.to(output.dtype) - self.mean) / self.std
@@ -84,9 +138,11 @@ class Regression(Task):
         )
 
     def scored(self, output: torch.Tensor) -> torch.Tensor:
-        return self.to_units(output)
+        return self.to_units(output)[..., self.middle] if self.quantiles else self.to_units(output)
 
     def predict(self, output: torch.Tensor) -> dict[str, torch.Tensor]:
+        if self.quantiles:
+            return {"value": self.scored(output), "quantiles": self.to_units(output)}
         return {"value": self.to_units(output)}
 
     def prediction_table(
@@ -97,6 +153,8 @@ class Regression(Task):
         return names, rows
 
     def check_batch(self, output: torch.Tensor, target: torch.Tensor) -> None:
+        if self.quantiles:
+            output = self.by_quantile(output)[..., self.middle]
         if output.shape != target.shape:
             raise TrainingProblem(shape_message(output, target))
         if not target.is_floating_point():
@@ -135,6 +193,8 @@ class Regression(Task):
     def expected_initial_loss(self, target: torch.Tensor) -> tuple[float, str]:
         # An untrained output near 0 against standardised targets: MSE about their variance, 1.
         z = (target.float().reshape(len(target), -1) - self.mean.cpu()) / self.std.cpu()
+        if self.quantiles:
+            return float(pinball(torch.zeros(*z.shape, self.num_quantiles), z, self.quantiles)), "pinball at 0"
         if self.loss_name == "l1":
             return float(z.abs().mean()), "the mean |standardised target|"
         if self.loss_name == "huber":
@@ -159,7 +219,7 @@ class Regression(Task):
         kept = sum(len(t) for _, t in self.observed)
         if kept < OBSERVED_ROWS:
             take = OBSERVED_ROWS - kept
-            self.observed.append((self.to_units(output[:take]).detach().cpu(), target[:take].detach().cpu()))
+            self.observed.append((self.scored(output[:take]).detach().cpu(), target[:take].detach().cpu()))
 
     def figures(self, names: Sequence[str] | None, draw: bool = True) -> dict[str, Any]:
         # This process's share of the validation rows (the first OBSERVED_ROWS), of the first target column:
@@ -173,6 +233,14 @@ class Regression(Task):
             "val/predicted_vs_true": figures.predicted_vs_true(pred, true, name),
             "val/residuals": figures.residual_histogram(pred - true, name),
         }
+
+
+def pinball(quantiles: torch.Tensor, target: torch.Tensor, levels: Sequence[float]) -> torch.Tensor:
+    """The mean pinball loss of `quantiles` `[rows, T, Q]` at `levels` (Q of them) against `target` `[rows, T]`:
+    under-forecasting level q costs q per unit, over-forecasting 1 - q, so its minimiser is the q-quantile."""
+    q = torch.tensor(levels, dtype=quantiles.dtype, device=quantiles.device)
+    error = target.unsqueeze(-1) - quantiles
+    return torch.maximum(q * error, (q - 1) * error).mean()
 
 
 def shape_message(output: torch.Tensor, target: torch.Tensor) -> str:

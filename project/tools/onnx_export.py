@@ -160,7 +160,7 @@ def named_inputs(model: Any, batch: Any) -> tuple[list[str], dict[str, torch.Ten
 def float_predictions(model: Any) -> list[str]:
     """The float keys of the task's predictions (`probs`, `value`...): the class ids and label sets are their
     argmax and threshold, one line for the user."""
-    probe = model.task.predict(torch.zeros(2, model.task.num_outputs))
+    probe = model.task.predict(torch.zeros(2, model.task.output_width))
     return [key for key, value in probe.items() if value.is_floating_point()]
 
 

@@ -21,11 +21,16 @@ from tests.conftest import SMALL, TINY
 # size from those the file was traced on.
 RUNS = {name: [name, *SMALL[name]] for name in MODELS}
 RUNS["gcn_node"] = ["gcn", f"--config={MODELS['gcn'].path.with_name('gcn_node.yaml')}"]  # part: gcn
+RUNS["lstm_forecast_intervals"] = [  # part: lstm, regression
+    *RUNS["lstm_forecast"],  # part: lstm, regression
+    f"--config={MODELS['lstm_forecast'].path.with_name('lstm_forecast_intervals.yaml')}",  # part: lstm, regression
+]  # part: lstm, regression
 OTHER_SIZES = {
     "cnn": ["--data.batch_size=3"],  # part: cnn
     "cnn_multilabel": ["--data.batch_size=3"],  # part: cnn, multilabel
     "lstm": ["--data.batch_size=4"],  # part: lstm
     "lstm_forecast": ["--data.batch_size=5"],  # part: lstm, regression
+    "lstm_forecast_intervals": ["--data.batch_size=5"],  # part: lstm, regression
     "gcn": ["--data.batch_size=3"],  # part: gcn
     "gcn_regression": ["--data.batch_size=3"],  # part: gcn, regression
     "gcn_node": ["--data.loader=neighbor", "--data.batch_size=16"],  # part: gcn

@@ -1,7 +1,6 @@
 """Forecasting data: one series (or many) split by time into training, validation and test, then cut into windows."""
 
 import logging
-from datetime import datetime, timedelta
 from typing import Any, Literal
 
 import torch
@@ -9,9 +8,10 @@ import torch
 from project.data.base import BaseDataModule
 from project.data.series.baselines import holt_winters_forecasts
 from project.data.series.files import Missing, Series, read_panel
+from project.data.series.predict_set import forecast_windows
 from project.data.series.spacing import MIN_WINDOWS, auto_input_length, panel_season, part_bounds, too_short
-from project.data.series.synthetic import seasonal_series
-from project.data.series.windows import PanelWindows, Windows, forecast_window
+from project.data.series.synthetic import hours, seasonal_series
+from project.data.series.windows import PanelWindows, Windows
 from project.errors import ConfigError, DataError
 
 log = logging.getLogger(__name__)
@@ -19,12 +19,6 @@ log = logging.getLogger(__name__)
 # Many series: each is divided by its training part's std, but by no less than this share of its mean absolute
 # value (a country's fertility flat for decades, then falling, would otherwise reach a thousand stds).
 PANEL_SCALE_FLOOR = 0.1
-
-
-def hours(count: int) -> list[str]:
-    """ISO times an hour apart from 2020-01-01 00:00: the generated series' time column."""
-    start = datetime(2020, 1, 1)
-    return [(start + timedelta(hours=h)).isoformat(sep=" ", timespec="minutes") for h in range(count)]
 
 
 class SeriesDataModule(BaseDataModule):
@@ -199,20 +193,21 @@ class SeriesDataModule(BaseDataModule):
         """Where validation and test start in `series` (by default the only one), and its length."""
         return part_bounds(len(series if series is not None else self.series), *self.fractions)
 
-    def too_short(self, series: Series) -> str | None:
+    def shortfall(self, series: Series) -> str | None:
+        """Why `series` is too short for the windows (`spacing.too_short`); None: it is not."""
         return too_short(self.boundaries(series), self.input_length, self.horizon)
 
     def kept(self) -> dict[str, Series]:
         """The series long enough to cut into windows; many series: the others skipped, with a count."""
         panel = self.load()
         if not self.series_field:
-            if problem := self.too_short(panel[""]):
+            if problem := self.shortfall(panel[""]):
                 raise DataError(f"{self.where('')}: {problem}")
             return panel
-        kept = {name: series for name, series in panel.items() if self.too_short(series) is None}
+        kept = {name: series for name, series in panel.items() if self.shortfall(series) is None}
         if not kept:
             longest = max(panel, key=lambda name: len(panel[name]))
-            raise DataError(f"{self.where(longest)}, the longest of {len(panel)}: {self.too_short(panel[longest])}")
+            raise DataError(f"{self.where(longest)}, the longest of {len(panel)}: {self.shortfall(panel[longest])}")
         if skipped := [name for name in panel if name not in kept]:
             log.warning(
                 f"{self.path}: {len(skipped)} of {len(panel)} series skipped, too short for {MIN_WINDOWS} windows of "
@@ -263,47 +258,9 @@ class SeriesDataModule(BaseDataModule):
         return super().predict_dataloader()
 
     def forecast_windows(self) -> Windows | PanelWindows:
-        """The last `input_length` steps of each series to forecast from (`predict_path`'s, or this data's), as
-        one window each whose targets are unknown (zeros); their names in `forecast_names`."""
-        given = self.predict_path
-        panel = self.load() if given is None else read_panel(given, self.series_field, *self.fields, self.missing)
-        names = list(panel) if self.predict_series is None else self.predict_series
-        windows = [self.forecast_window(panel, name, index) for index, name in enumerate(names)]
-        self.forecast_names = names
-        return PanelWindows(windows) if self.series_field else windows[0]
-
-    def forecast_window(self, panel: dict[str, Series], name: str, index: int) -> Windows:
-        """One series' forecast window (see `forecast_windows`)."""
-        source = self.predict_path or self.path or "the series"
-        if name not in panel:
-            raise DataError(f"{source}: no series {name!r} (data.predict_series); it has {', '.join(list(panel)[:5])}")
-        if name not in self.scales:
-            raise DataError(
-                f"{source}: series {name!r} was not trained on (new, or skipped as too short), so its scaling is "
-                "unknown: forecast the series the model was trained on (data.predict_series)"
-            )
-        series = panel[name]
-        if len(series) < self.input_length:
-            raise DataError(f"{self.where(name)}: {len(series)} steps, fewer than input_length={self.input_length}")
-        future = self.future_covariates(name) if series.covariates.shape[1] else None
-        shape = (self.input_length, self.horizon, self.season)
-        return forecast_window(series, self.scales[name], shape, future, own_units=not self.series_field, index=index)
-
-    def future_covariates(self, name: str = "") -> torch.Tensor:
-        """The known covariates of the forecast steps of series `name`, `[horizon, K]`, from `future_path`."""
-        time_field, _, covariate_fields = self.fields
-        if self.future_path is None:
-            raise ConfigError(
-                f"the model reads known covariates ({', '.join(covariate_fields)}): to forecast, give their values "
-                f"for the {self.horizon} steps ahead in a CSV of {time_field} and those columns, --data.future_path"
-            )
-        panel = read_panel(self.future_path, self.series_field, time_field, [], covariate_fields)
-        future = panel.get(name)
-        if future is None or len(future) != self.horizon:
-            which = f" of series {name!r}" if self.series_field else ""
-            rows = len(future) if future is not None else 0
-            raise DataError(f"{self.future_path}: {rows} rows{which}, one per forecast step expected ({self.horizon})")
-        return future.covariates
+        """The windows `predict` forecasts from, one per series (`predict_set.forecast_windows`)."""
+        windows, self.forecast_names = forecast_windows(self)
+        return windows
 
     def train_targets(self) -> torch.Tensor:
         self.setup()

@@ -1,6 +1,7 @@
 """A generated hourly series: trend, a daily and a weekly season, and noise that lingers."""
 
 import math
+from datetime import datetime, timedelta
 
 import torch
 
@@ -21,3 +22,9 @@ def seasonal_series(length: int = 6000, seed: int = 0, noise: float = 0.3) -> to
     for i in range(1, length):
         ar[i] = 0.8 * ar[i - 1] + shocks[i]
     return (10 + trend + daily + weekly + ar).float().unsqueeze(1)
+
+
+def hours(count: int) -> list[str]:
+    """ISO times an hour apart from 2020-01-01 00:00: the generated series' time column."""
+    start = datetime(2020, 1, 1)
+    return [(start + timedelta(hours=h)).isoformat(sep=" ", timespec="minutes") for h in range(count)]

@@ -1,0 +1,59 @@
+"""What `predict` forecasts from: the last `input_length` steps of each series, one window each, after which
+the `horizon` steps are forecast."""
+
+from typing import TYPE_CHECKING
+
+import torch
+
+from project.data.series.files import Series, read_panel
+from project.data.series.windows import PanelWindows, Windows, forecast_window
+from project.errors import ConfigError, DataError
+
+if TYPE_CHECKING:
+    from project.data.series.datamodule import SeriesDataModule
+
+
+def forecast_windows(data: "SeriesDataModule") -> tuple[Windows | PanelWindows, list[str]]:
+    """The last `input_length` steps of each series to forecast from (`predict_path`'s, or the data's), as one
+    window each whose targets are unknown (zeros), and the series' names in that order (`predict_series`, or
+    every one)."""
+    given = data.predict_path
+    panel = data.load() if given is None else read_panel(given, data.series_field, *data.fields, data.missing)
+    names = list(panel) if data.predict_series is None else list(data.predict_series)
+    windows = [one_window(data, panel, name, index) for index, name in enumerate(names)]
+    return (PanelWindows(windows) if data.series_field else windows[0]), names
+
+
+def one_window(data: "SeriesDataModule", panel: dict[str, Series], name: str, index: int) -> Windows:
+    """Series `name`'s forecast window, scaled as its training part was."""
+    source = data.predict_path or data.path or "the series"
+    if name not in panel:
+        raise DataError(f"{source}: no series {name!r} (data.predict_series); it has {', '.join(list(panel)[:5])}")
+    if name not in data.scales:
+        raise DataError(
+            f"{source}: series {name!r} was not trained on (new, or skipped as too short), so its scaling is "
+            "unknown: forecast the series the model was trained on (data.predict_series)"
+        )
+    series = panel[name]
+    if len(series) < data.input_length:
+        raise DataError(f"{data.where(name)}: {len(series)} steps, fewer than input_length={data.input_length}")
+    future = future_covariates(data, name) if series.covariates.shape[1] else None
+    shape = (data.input_length, data.horizon, data.season)
+    return forecast_window(series, data.scales[name], shape, future, own_units=not data.series_field, index=index)
+
+
+def future_covariates(data: "SeriesDataModule", name: str = "") -> torch.Tensor:
+    """The known covariates of the forecast steps of series `name`, `[horizon, K]`, from `future_path`."""
+    time_field, _, covariate_fields = data.fields
+    if data.future_path is None:
+        raise ConfigError(
+            f"the model reads known covariates ({', '.join(covariate_fields)}): to forecast, give their values "
+            f"for the {data.horizon} steps ahead in a CSV of {time_field} and those columns, --data.future_path"
+        )
+    panel = read_panel(data.future_path, data.series_field, time_field, [], covariate_fields)
+    future = panel.get(name)
+    if future is None or len(future) != data.horizon:
+        which = f" of series {name!r}" if data.series_field else ""
+        rows = len(future) if future is not None else 0
+        raise DataError(f"{data.future_path}: {rows} rows{which}, one per forecast step expected ({data.horizon})")
+    return future.covariates

@@ -1,0 +1,81 @@
+"""Forecast intervals (`--config configs/lstm_forecast_intervals.yaml`): quantiles by the pinball loss, each
+starting at the naive forecast, the middle one scored, coverage logged, every quantile in predictions.tsv."""
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from project.cli import build
+from project.cli.registry import CONFIG_DIR
+from project.errors import ConfigError
+from project.models.forecast import ForecastModel
+from project.nets.forecaster import LSTMForecaster
+from project.tasks import Regression
+from project.tasks.regression import pinball
+from tests.conftest import TINY
+
+INTERVALS = [f"--config={CONFIG_DIR / 'lstm_forecast_intervals.yaml'}"]
+SMALL_SERIES = ["--data.synthetic_length=1200", "--data.input_length=48", "--data.horizon=6"]
+
+
+@pytest.mark.parametrize("level", [0.1, 0.5, 0.9])
+def test_the_pinball_loss_is_least_at_the_quantile_of_its_level(level):
+    values = torch.randn(2000, generator=torch.Generator().manual_seed(0)).exp()  # skewed: mean, median apart
+    grid = torch.linspace(0, 5, 2001)
+    constant = [c.view(1, 1, 1).expand(len(values), 1, 1) for c in grid]
+    losses = torch.stack([pinball(c, values.unsqueeze(1), [level]) for c in constant])
+    assert float(grid[losses.argmin()]) == pytest.approx(float(values.quantile(level)), abs=0.01)
+
+
+def test_quantiles_are_checked_and_go_with_the_pinball_loss():
+    for wrong in ([0.9, 0.1], [0.0, 0.5], [0.5, 1.2], [0.5, 0.5], []):
+        with pytest.raises(ConfigError, match=r"strictly between 0 and 1, in increasing order"):
+            Regression(loss="pinball", quantiles=wrong)
+    with pytest.raises(ConfigError, match=r"quantiles and loss: pinball go together"):
+        Regression(quantiles=[0.1, 0.9])
+    with pytest.raises(ConfigError, match=r"quantiles and loss: pinball go together"):
+        Regression(loss="pinball")
+    task = Regression(loss="pinball", quantiles=[0.1, 0.5, 0.9])
+    task.bind(2)
+    output = torch.arange(12.0).view(2, 6)  # 2 rows, 2 targets × 3 quantiles, the quantile last
+    torch.testing.assert_close(task.scored(output), torch.tensor([[1.0, 4.0], [7.0, 10.0]]))
+    low, high = task.interval(output)
+    assert low.tolist() == [[0.0, 3.0], [6.0, 9.0]] and high.tolist() == [[2.0, 5.0], [8.0, 11.0]]
+
+
+def test_an_untrained_forecaster_starts_its_quantiles_around_the_seasonal_naive():
+    net = LSTMForecaster(num_outputs=2 * 10, input_size=2, num_values=2, season=4, quantiles=[0.1, 0.5, 0.9])
+    inputs = torch.randn(5, 12, 2)
+    output = net(inputs, torch.zeros(5, 0)).view(5, 10, 2, 3)
+    steps = torch.arange(10)
+    naive = inputs[:, 12 + steps - 4 * (steps // 4 + 1)]  # [5, 10, 2]
+    # Each window's own seasonal naive error: the root mean square of its changes over a season.
+    error = (inputs[:, 4:] - inputs[:, :-4]).pow(2).mean(dim=1, keepdim=True).sqrt()  # [5, 1, 2]
+    for q, normal in enumerate([-1.2816, 0.0, 1.2816]):  # the standard normal's 0.1, 0.5 and 0.9 quantiles
+        torch.testing.assert_close(output[..., q], naive + normal * error, atol=1e-4, rtol=1e-4)
+
+
+def test_a_task_and_a_network_of_different_quantiles_are_refused():
+    net = LSTMForecaster(num_outputs=6, input_size=1, season=4)
+    with pytest.raises(ConfigError, match=r"the task scores the quantiles \[0.1, 0.5, 0.9\] and the network emits "
+                                          r"none: set --model.net.init_args.quantiles \[0.1, 0.5, 0.9\]"):  # fmt: skip
+        ForecastModel(net, num_outputs=6, task=Regression(loss="pinball", quantiles=[0.1, 0.5, 0.9]))
+
+
+@pytest.mark.slow
+def test_the_interval_covers_about_its_level_and_predict_writes_every_quantile():
+    cli = build("lstm_forecast", *TINY, *SMALL_SERIES, *INTERVALS, "--trainer.max_epochs=6")
+    cli.trainer.fit(cli.model, cli.datamodule)
+    (tested,) = cli.trainer.test(cli.model, cli.datamodule, ckpt_path="best", verbose=False)
+    # The 0.1 and 0.9 quantiles: 80 % of the test targets inside, if calibrated; the median scored as the forecast.
+    assert 0.65 <= tested["test/coverage"] <= 0.92, tested
+    assert tested["test/mase"] < 1.0, tested
+    ckpt = cli.trainer.checkpoint_callback.best_model_path
+    predicting = build("lstm_forecast", *TINY, *SMALL_SERIES, *INTERVALS)
+    predicting.trainer.predict(predicting.model, predicting.datamodule, ckpt_path=ckpt, return_predictions=False)
+    lines = (Path(predicting.trainer.log_dir) / "predictions.tsv").read_text().splitlines()
+    assert lines[0] == "index\tstep\tvalue\tvalue_q0.1\tvalue_q0.5\tvalue_q0.9" and len(lines) == 1 + 6
+    for line in lines[1:]:
+        value, low, median, high = map(float, line.split("\t")[2:])
+        assert value == median and low < median < high, line
