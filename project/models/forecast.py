@@ -2,7 +2,9 @@
 baselines [B, 4, H*C], series [B])`; the task is regression, scored beside the classical forecasts of the same
 windows."""
 
+import logging
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 import torch
@@ -15,6 +17,8 @@ from project.errors import ConfigError
 from project.models.base import TaskModule
 from project.nets.forecaster import naive_error, normal_quantiles
 from project.tasks.regression import pinball
+
+log = logging.getLogger(__name__)
 
 
 class ScaledErrors(Metric):
@@ -36,12 +40,17 @@ class ScaledErrors(Metric):
         self.series.append(series)
         self.errors.append((forecasts - target.unsqueeze(1)).abs().mean(dim=2))
 
-    def compute(self) -> dict[str, torch.Tensor]:
+    def by_series(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The series indices `[S]` and, for each, the MASE of the model and of each baseline `[S, 1 + 4]`; a
+        series the seasonal naive forecasts exactly has no scale and is left out."""
         series, errors = dim_zero_cat(self.series), dim_zero_cat(self.errors)
         ids, which = torch.unique(series, return_inverse=True)
         total = errors.new_zeros(len(ids), errors.shape[1]).index_add_(0, which, errors)
         naive = total[:, 1 + BASELINES.index("seasonal_naive")]
-        ratios = total[naive > 0] / naive[naive > 0].unsqueeze(1)  # a series the naive forecasts exactly: no scale
+        return ids[naive > 0], total[naive > 0] / naive[naive > 0].unsqueeze(1)
+
+    def compute(self) -> dict[str, torch.Tensor]:
+        _, ratios = self.by_series()
         logs = ratios.clamp(min=1e-12).log().mean(dim=0)
         names = ["mase", *(f"mase_{name}" for name in BASELINES)]
         return {name: logs[i].exp() for i, name in enumerate(names) if name != "mase_seasonal_naive"}
@@ -102,7 +111,25 @@ class ForecastModel(TaskModule):
 
     def on_test_epoch_end(self) -> None:
         super().on_test_epoch_end()
+        if self.trainer.datamodule.series_field:
+            self._write_mase_by_series()
         self._log_baselines(self.test_baselines, self.test_scaled, self.test_coverage, "test")
+
+    def _write_mase_by_series(self) -> None:
+        """`test_mase_by_series.tsv` in the run folder: each series' test MASE, the model's and each baseline's,
+        worst first, so that the series the model loses on are named."""
+        with self.test_scaled.sync_context():  # every process's windows, as compute() sees them
+            ids, ratios = self.test_scaled.by_series()
+        folder = self.trainer.log_dir
+        if not self.trainer.is_global_zero or folder is None:
+            return
+        names = list(self.trainer.datamodule.scales)
+        order = (ratios[:, 0] / ratios[:, 1:].min(dim=1).values).argsort(descending=True)
+        lines = ["\t".join(["series", "model", *BASELINES])]
+        lines += ["\t".join([names[int(ids[i])], *(f"{v:.4f}" for v in ratios[i].tolist())]) for i in order.tolist()]
+        path = Path(folder) / "test_mase_by_series.tsv"
+        path.write_text("\n".join(lines) + "\n")
+        log.info(f"test MASE of each of {len(ids)} series, worst against its best baseline first: {path}")
 
     def _log_baselines(self, metrics: MetricCollection, scaled: ScaledErrors, coverage: MeanMetric, stage: str) -> None:
         values = {**metrics.compute(), **{f"{stage}/{name}": value for name, value in scaled.compute().items()}}

@@ -124,6 +124,12 @@ def test_a_file_of_real_series_trains_one_model_and_forecasts_each_in_its_units(
     (tested,) = cli.trainer.test(cli.model, dm, ckpt_path="best", verbose=False)
     # Births per woman move slowly: after 3 epochs the one model is already ahead of the naive forecasts.
     assert tested["test/mase"] < tested["test/mase_last_value"] <= 1.0 + 1e-6, tested
+    # Each country's MASE, the worst first against its best baseline; their geometric mean is test/mase.
+    by_series = (Path(cli.trainer.log_dir) / "test_mase_by_series.tsv").read_text()
+    rows = [line.split("\t") for line in by_series.splitlines()]
+    assert rows[0] == ["series", "model", "last_value", "seasonal_naive", "seasonal_drift", "ets"] and len(rows) == 196
+    model = torch.tensor([float(row[1]) for row in rows[1:]])
+    assert float(model.log().mean().exp()) == pytest.approx(tested["test/mase"], rel=1e-3)
     ckpt = cli.trainer.checkpoint_callback.best_model_path
     predicting = build("lstm_forecast", *TINY, *data, "--data.predict_series=[NER, DEU]")
     predicting.trainer.predict(predicting.model, predicting.datamodule, ckpt_path=ckpt, return_predictions=False)
