@@ -82,11 +82,13 @@ class ForecastModel(TaskModule):
         self.test_baselines = baselines.clone(prefix="test/")
         self.val_scaled, self.test_scaled = ScaledErrors(), ScaledErrors()
         self.val_coverage, self.test_coverage = MeanMetric(), MeanMetric()
-        quantiles, emitted = getattr(self.task, "quantiles", []), getattr(self.net, "quantiles", [])
-        if quantiles != emitted:
+        # The task's quantile levels ([] for a point forecast), which the network must emit.
+        self.quantiles: list[float] = list(getattr(self.task, "quantiles", []))
+        wanted, emitted = self.quantiles or None, getattr(self.net, "quantiles", []) or None
+        if wanted != emitted:
             raise ConfigError(
-                f"the task scores the quantiles {quantiles or 'none'} and the network emits {emitted or 'none'}: set "
-                f"--model.net.init_args.quantiles {quantiles or 'null'} (configs/lstm_forecast_intervals.yaml: both)"
+                f"the task scores the quantiles {wanted or 'none'} and the network emits {emitted or 'none'}: set "
+                f"--model.net.init_args.quantiles {wanted or 'null'} (configs/lstm_forecast_intervals.yaml: both)"
             )
 
     def unpack(self, batch: Any) -> tuple[tuple[torch.Tensor, torch.Tensor], torch.Tensor, int]:
@@ -95,7 +97,7 @@ class ForecastModel(TaskModule):
 
     def score_beside(self, batch: Any, output: torch.Tensor, scored: torch.Tensor, stage: str) -> None:
         _, _, target, baselines, series = batch
-        if getattr(self.task, "quantiles", None):
+        if self.quantiles:
             low, high = self.task.interval(output)
             inside = ((low <= target) & (target <= high)).float()
             (self.val_coverage if stage == "val" else self.test_coverage).update(inside.mean(dim=1), len(inside))
@@ -133,7 +135,7 @@ class ForecastModel(TaskModule):
 
     def _log_baselines(self, metrics: MetricCollection, scaled: ScaledErrors, coverage: MeanMetric, stage: str) -> None:
         values = {**metrics.compute(), **{f"{stage}/{name}": value for name, value in scaled.compute().items()}}
-        if getattr(self.task, "quantiles", None):
+        if self.quantiles:
             values[f"{stage}/coverage"] = coverage.compute()
         self.log_dict(values, sync_dist=True)
         for metric in (metrics, scaled, coverage):
@@ -177,7 +179,7 @@ class ForecastModel(TaskModule):
         start = "seasonal_naive" if skip == "learned" else skip
         naive = batch[3][:, BASELINES.index(start)].to(self.task.mean.device)
         output = (naive - self.task.mean) / self.task.std
-        if quantiles := getattr(self.task, "quantiles", None):
+        if quantiles := self.quantiles:
             # Each quantile starts at the naive forecast plus its normal quantile times the naive's in-window error.
             values = batch[0][..., : self.net.num_values].to(output.device)  # the inputs, on the task's scale
             scale = naive_error(values, self.net.season).squeeze(1).repeat(1, output.shape[1] // values.shape[-1])
@@ -196,7 +198,7 @@ class ForecastModel(TaskModule):
         series' own units."""
         datamodule = self.trainer.datamodule
         names, horizon, many = datamodule.value_names, datamodule.horizon, bool(datamodule.series_field)
-        levels = list(getattr(self.task, "quantiles", None) or [])
+        levels = self.quantiles
         key = "quantiles" if levels else "value"
         count = len(datamodule.forecast_names)
         forecasts = torch.cat([batch[key] for batch in predictions]).reshape(count, horizon, len(names), -1)

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from project.data.series import SeriesDataModule
-from project.data.series.files import read_series
+from project.data.series.files import read_panel
 from project.errors import ConfigError, DataError
 
 
@@ -29,18 +29,27 @@ def test_gaps_are_refused_or_filled_with_their_count_and_first_line(tmp_path, ca
     values = ["1", "", "", "4", "5", "", "7", ""]  # lines 3, 4, 7 and 9 empty
     path = write(tmp_path / "gaps.csv", months(8), values)
     with pytest.raises(DataError, match=r"gaps.csv, line 3: value is empty; .*--data.missing interpolate or ffill"):
-        read_series(path, "time", ["value"], [])
+        read_panel(path, None, "time", ["value"], [])[""]
     with caplog.at_level(logging.WARNING):
-        filled = read_series(path, "time", ["value"], [], missing="interpolate")
+        filled = read_panel(path, None, "time", ["value"], [], missing="interpolate")[""]
     assert filled.values[:, 0].tolist() == [1, 2, 3, 4, 5, 6, 7, 7]  # a line across each gap, the last carried
     assert "4 empty value cells filled (interpolate), the first at line 3" in caplog.text
-    assert read_series(path, "time", ["value"], [], missing="ffill").values[:, 0].tolist() == [1, 1, 1, 4, 5, 5, 7, 7]
+    assert read_panel(path, None, "time", ["value"], [], missing="ffill")[""].values[:, 0].tolist() == [
+        1,
+        1,
+        1,
+        4,
+        5,
+        5,
+        7,
+        7,
+    ]
     leading = write(tmp_path / "leading.csv", months(3), ["", "2", "3"])
     with pytest.raises(DataError, match=r"leading.csv, line 2: value is empty and no earlier value fills it"):
-        read_series(leading, "time", ["value"], [], missing="interpolate")
+        read_panel(leading, None, "time", ["value"], [], missing="interpolate")[""]
     bad = write(tmp_path / "bad.csv", months(3), ["1", "x", "3"])
     with pytest.raises(DataError, match=r"bad.csv, line 3: value 'x' is not a number"):  # filling fills gaps only
-        read_series(bad, "time", ["value"], [], missing="ffill")
+        read_panel(bad, None, "time", ["value"], [], missing="ffill")[""]
 
 
 @pytest.mark.parametrize(

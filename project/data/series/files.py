@@ -35,14 +35,6 @@ class Series:
         return len(self.times)
 
 
-def read_series(
-    path: str | Path, time_field: str, value_fields: list[str], covariate_fields: list[str], missing: Missing = "error"
-) -> Series:
-    """The series in `path`, checked: sorted strictly increasing times, a number in every value and covariate;
-    empty cells refused, or filled by `missing` (`fill_gaps`)."""
-    return read_panel(path, None, time_field, value_fields, covariate_fields, missing)[""]
-
-
 def read_panel(
     path: str | Path,
     series_field: str | None,
@@ -51,13 +43,15 @@ def read_panel(
     covariate_fields: list[str],
     missing: Missing = "error",
 ) -> dict[str, Series]:
-    """Every series in `path` by its id in `series_field` (in the order the ids first appear; the rows of one
-    id need not be together), each checked and filled as `read_series` does; one series `""` without the field."""
+    """Every series in `path` by its id in `series_field` (in the order the ids first appear; the rows of one id
+    need not be together), one series `""` without the field. Each is checked: strictly increasing times, a number
+    in every value and covariate; empty cells refused, or filled by `missing` (`fill_gaps`)."""
     path = Path(path)
     if not path.is_file():
         raise MissingDataError(f"{path}: no such file")
     fields = [*value_fields, *covariate_fields]
-    grouped: dict[str, tuple[list[str], list[list[float]], list[int], list[float]]] = {}
+    grouped: dict[str, tuple[list[str], list[list[float]], list[int]]] = {}
+    last: dict[str, float] = {}  # each series' latest time so far
     with path.open(newline="", encoding="utf-8-sig") as handle:
         reader = csv.DictReader(handle)
         columns = [name.strip() for name in reader.fieldnames or []]
@@ -73,14 +67,14 @@ def read_panel(
             name = (row[series_field] or "").strip() if series_field else ""
             if series_field and not name:
                 raise DataError(f"{path}, line {line}: {series_field} is empty: every row names its series")
-            times, rows, lines, previous = grouped.setdefault(name, ([], [], [], []))
+            times, rows, lines = grouped.setdefault(name, ([], [], []))
             stamp = (row[time_field] or "").strip()
             at = _time(stamp, path, line, time_field)
-            if previous and at <= previous[0]:
-                what = "repeats the previous timestamp" if at == previous[0] else "is earlier than the previous one"
+            if name in last and at <= last[name]:
+                what = "repeats the previous timestamp" if at == last[name] else "is earlier than the previous one"
                 which, fix = (f" of series {name!r}", "by series and time") if series_field else ("", "by time")
                 raise DataError(f"{path}, line {line}: time {stamp!r} {what}{which}: sort the rows {fix}, one per step")
-            previous[:] = [at]
+            last[name] = at
             rows.append(
                 [
                     math.nan
@@ -94,15 +88,12 @@ def read_panel(
     if not grouped:
         raise DataError(f"{path}: no rows under the header")
     panel, filled = {}, {field: [0, math.inf] for field in fields}  # per column: cells filled, the first line
-    for name, (times, rows, lines, _) in grouped.items():
+    for name, (times, rows, lines) in grouped.items():
         table = torch.tensor(rows, dtype=torch.float32)
         if missing != "error":
-            for column, field in enumerate(fields):
-                gaps = torch.isnan(table[:, column]).nonzero().flatten()
-                if len(gaps):
-                    filled[field][0] += len(gaps)
-                    filled[field][1] = min(filled[field][1], lines[int(gaps[0])])
-            table = fill_gaps(table, fields, lines, path, missing)
+            table, gaps = fill_gaps(table, fields, lines, path, missing)
+            for field, (count, first) in gaps.items():
+                filled[field] = [filled[field][0] + count, min(filled[field][1], first)]
         panel[name] = Series(times, table[:, : len(value_fields)], table[:, len(value_fields) :], lines)
     for field, (count, first) in filled.items():
         if count:
@@ -110,15 +101,19 @@ def read_panel(
     return panel
 
 
-def fill_gaps(table: torch.Tensor, fields: list[str], lines: list[int], path: Path, how: Missing) -> torch.Tensor:
+def fill_gaps(
+    table: torch.Tensor, fields: list[str], lines: list[int], path: Path, how: Missing
+) -> tuple[torch.Tensor, dict[str, tuple[int, int]]]:
     """Each column's empty cells (NaN) filled: `interpolate` draws a line between the values either side (by
     step, not by time: the rows are the steps) and carries the last value over a gap at the end; `ffill`
-    carries the last value forward. A gap before a column's first value has nothing to fill from: refused."""
-    filled = table.clone()
+    carries the last value forward. A gap before a column's first value has nothing to fill from: refused.
+    Also, per column that had gaps: how many cells were filled, and the line of the first."""
+    filled, counts = table.clone(), {}
     for column, field in enumerate(fields):
         gaps = torch.isnan(filled[:, column]).nonzero().flatten()
         if not len(gaps):
             continue
+        counts[field] = (len(gaps), lines[int(gaps[0])])
         known = (~torch.isnan(filled[:, column])).nonzero().flatten()
         if not len(known) or gaps[0] < known[0]:
             raise DataError(
@@ -135,7 +130,7 @@ def fill_gaps(table: torch.Tensor, fields: list[str], lines: list[int], path: Pa
             line = values[before] + share.float() * (values[next_known] - values[before])
             fill = torch.where(inside, line, fill)
         filled[gaps, column] = fill
-    return filled
+    return filled, counts
 
 
 def _time(stamp: str, path: Path, line: int, field: str) -> float:
