@@ -10,6 +10,7 @@ import torch
 
 from project.cli.registry import MODELS, families
 from tests.postgres import postgres_server  # noqa: F401 (a fixture: a PostgreSQL server of the test's own)
+from tests.preloaded import Server
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,6 +37,8 @@ TINY = (
 # Each model, shrunk to seconds of training: kept with its registry entry (project/cli/registry.py).
 SMALL = {name: list(entry.test_args) for name, entry in MODELS.items()}
 
+
+PRELOADED = Server()  # this test process's server of preloaded `python -m` children (tests/preloaded.py)
 
 # The longest modules, longest first (`--durations` of a full run). `make test` runs `--dist loadscope`: each module
 # whole on one worker, handed out in collection order (`--no-loadscope-reorder`; xdist's own order is by test
@@ -77,16 +80,19 @@ def build_small():
     return _build
 
 
-def python(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """`python ARGS` in a subprocess, as a user types it (`env` adds to this process's environment)."""
+def python(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess:
+    """`python ARGS` in a subprocess, as a user types it (`env` adds to this process's environment).
+
+    `python -m` of this repository's code is forked from a process that has done the imports already
+    (tests/preloaded.py); anything else starts from scratch.
+    """
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}  # this project's package, from any folder
+    if PRELOADED.serves(args, env):
+        return PRELOADED.run(args, cwd=cwd, env=env, timeout=timeout)
     return subprocess.run(
-        [sys.executable, *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},  # this project's package, from any folder
+        [sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False, env=env
     )
 
 

@@ -9,7 +9,7 @@ import torch
 import yaml
 
 from project.checkpoints.io import read_checkpoint
-from tests.conftest import SMALL, TINY
+from tests.conftest import SMALL, TINY, python
 
 ROOT = Path(__file__).resolve().parents[1]
 PRESETS = ROOT / "configs" / "presets"
@@ -26,7 +26,7 @@ def fit_command(family: str, cwd: Path, *args: str, every: int = 2) -> list[str]
 
 def fit(family: str, cwd: Path, *args: str, expect: int = 0, timeout: float = 240) -> subprocess.CompletedProcess:
     command = fit_command(family, cwd, *args)
-    result = subprocess.run(command, cwd=cwd, env=ENV, capture_output=True, text=True, timeout=timeout, check=False)
+    result = python(*command[1:], cwd=cwd, timeout=timeout)
     assert result.returncode == expect, f"exit {result.returncode}, expected {expect}\n{result.stderr[-3000:]}"
     return result
 
