@@ -22,6 +22,7 @@ import torch
 from torchmetrics import Metric
 
 from benchmarks.parity import (
+    ALL_EPOCHS,
     QUICK,
     SIZES,
     EpochClock,
@@ -74,7 +75,7 @@ VARIANTS: dict[str, Callable[[L.Trainer, L.LightningModule], None] | None] = {
 
 def seconds_per_epoch(family: str, variant: str, sizes: list[str], epochs: int, gpu: bool, bf16: bool) -> float:
     with silenced():
-        cli = build(family, *sizes, f"--trainer.max_epochs={epochs}", *device_args(gpu, bf16))
+        cli = build(family, *sizes, f"--trainer.max_epochs={epochs}", *ALL_EPOCHS, *device_args(gpu, bf16))
         if (change := VARIANTS[variant]) is not None:
             change(cli.trainer, cli.model)
         clock = EpochClock()
@@ -99,7 +100,7 @@ def main() -> None:
         for family in args.families:
             sizes = (QUICK if args.quick else SIZES)[family]
             measure = functools.partial(seconds_per_epoch, family, sizes=sizes, epochs=epochs, gpu=gpu, bf16=args.bf16)
-            measure("defaults", epochs=1)  # warm-up: caches, imports, data generation, kernels
+            measure("defaults", epochs=2)  # warm-up: caches, imports, data generation, kernels
             times = interleaved(list(VARIANTS), reps, measure)
             for variant in VARIANTS:
                 ratio = paired_ratio(times, variant, "defaults")
