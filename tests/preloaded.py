@@ -1,8 +1,8 @@
 """`python -m project...` for the tests, forked from a process that has done the project's imports once.
 
-Every real process pays `import lightning.pytorch` (about 4 s on a 2-core machine) before its first line of
-work, and the suite waits on about a hundred of them. A server per test worker imports once, then forks one
-child per command. The child is the command as `python -m` runs it: its own arguments, folder, environment,
+Every real process pays `import lightning.pytorch` (seconds: docs/design.md, "The test suite") before its first
+line of work, and the suite waits on many of them. A server per test worker imports once, then forks one child
+per command. The child is the command as `python -m` runs it: its own arguments, folder, environment,
 stdout, stderr, exit status and atexit handlers, what the imports printed included; only their time is saved.
 
 Used where a test runs a command to its end and reads what it printed (`tests.conftest.python`,
@@ -129,7 +129,9 @@ class _redirected:
 
     def __exit__(self, *exc: object) -> None:
         sys.stdout.flush(), sys.stderr.flush()
-        os.dup2(self.saved[0], 1), os.dup2(self.saved[1], 2)
+        for fd, saved in enumerate(self.saved, start=1):
+            os.dup2(saved, fd)
+            os.close(saved)
 
 
 def _point(fd: int, path: Path) -> None:
