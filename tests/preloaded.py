@@ -62,7 +62,7 @@ class Server:
             server.stdin.write(json.dumps(request).encode() + b"\n")
             server.stdin.flush()
             pid = self._reply()["pid"]
-            ready = self._reply(timeout) if timeout else self._reply()
+            ready = self._reply(timeout or None)
             if ready is None:  # as subprocess.run: kill it, then raise
                 os.kill(pid, signal.SIGKILL)
             code = (ready or self._reply())["code"]

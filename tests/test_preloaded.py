@@ -8,11 +8,12 @@ import time
 
 import pytest
 
-from tests.conftest import PRELOADED, ROOT
+from tests.conftest import PRELOADED
+from tests.processes import ENV
 
 
 def both(*args: str, cwd, env: dict[str, str] | None = None):
-    env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    env = {**ENV, **(env or {})}
     command = ("-m", "tests.process_probe", *args)
     assert PRELOADED.serves(command, env)
     real = subprocess.run([sys.executable, *command], cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
@@ -35,20 +36,15 @@ def test_a_forked_command_past_its_timeout_is_killed(tmp_path):
         PRELOADED.run(
             ("-m", "tests.process_probe", "sleep", "60"),
             cwd=tmp_path,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            env=ENV,
             timeout=2,
         )
     assert time.monotonic() - started < 20
-    assert (
-        PRELOADED.run(
-            ("-m", "tests.process_probe"), cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60
-        ).returncode
-        == 0
-    )
+    assert PRELOADED.run(("-m", "tests.process_probe"), cwd=tmp_path, env=ENV, timeout=60).returncode == 0
 
 
 def test_only_this_repositorys_modules_on_its_path_are_forked():
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = ENV
     assert PRELOADED.serves(("-m", "project.fit"), env)
     assert not PRELOADED.serves(("-m", "pytest"), env) and not PRELOADED.serves(("-c", "pass"), env)
     assert not PRELOADED.serves(("-m", "project.fit"), {**env, "PYTHONPATH": "/elsewhere"})
