@@ -3,10 +3,14 @@
 import re
 from pathlib import Path
 
+import pytest
+import torch
 from PIL import Image
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+from torch.utils.tensorboard import SummaryWriter
 
 from project import lr_find
+from project.callbacks.histograms import add_histogram
 from project.cli.registry import CONFIG_DIR
 from tests.conftest import FAMILIES, SMALL, TINY
 
@@ -27,6 +31,23 @@ def test_a_run_leaves_its_log_histograms_confusion_matrix_and_hparams(build_smal
     assert "_hparams_/session_start_info" in events.PluginTagToContent("hparams")
     image = events.Images("val/confusion_matrix")[0]
     assert image.width > 100 and image.height > 100
+
+
+def test_histograms_count_every_finite_value_into_equal_buckets(tmp_path):
+    writer = SummaryWriter(str(tmp_path))
+    values = torch.tensor([0.0, 0.1, 0.6, 0.9, 1.0, float("nan"), float("inf")])
+    add_histogram(writer, "spread", values, 1, bins=4)  # buckets (0, 0.25], (0.25, 0.5], (0.5, 0.75], (0.75, 1]
+    add_histogram(writer, "constant", torch.zeros(3, 5), 1, bins=4)
+    writer.close()
+    events = EventAccumulator(str(tmp_path), size_guidance={"histograms": 0})
+    events.Reload()
+    spread = events.Histograms("spread")[0].histogram_value
+    assert (spread.min, spread.max, spread.num) == (0.0, 1.0, 5)
+    assert spread.bucket_limit == pytest.approx([0.25, 0.5, 0.75, 1.0])
+    assert spread.bucket == [2, 0, 1, 2]
+    assert spread.sum == pytest.approx(2.6) and spread.sum_squares == pytest.approx(0.01 + 0.36 + 0.81 + 1)
+    constant = events.Histograms("constant")[0].histogram_value
+    assert (constant.num, list(constant.bucket)) == (15, [15])
 
 
 def test_lr_find_saves_the_plot_and_prints_the_command(capsys):
