@@ -175,8 +175,8 @@ class ForecastModel(TaskModule):
         skip = getattr(self.net, "skip", "none")
         if skip == "none":
             return super().expected_initial_loss(batch, target)
-        # The head starts as the naive forecast (`learned`: it reads the seasonal naive through, the rest at 0).
-        start = "seasonal_naive" if skip == "learned" else skip
+        # The head starts as a naive forecast (`learned`: it reads the net's `start` through, the rest at 0).
+        start = self.net.start
         naive = batch[3][:, BASELINES.index(start)].to(self.task.mean.device)
         output = (naive - self.task.mean) / self.task.std
         if quantiles := self.quantiles:

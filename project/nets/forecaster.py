@@ -37,12 +37,14 @@ class LSTMForecaster(nn.Module):
       training range in the later parts, where absolute levels are inputs the LSTM never saw, but shapes
       relative to the window are not. `last` takes out the last value only; `none` reads the values as the
       DataModule scaled them.
-    - `skip: learned` gives the head both naive forecasts of the window (the values one `season` earlier,
-      and the last value), on the window's scale, beside the LSTM's summary, and starts it as the seasonal
-      naive forecast exactly (those weights the identity, the rest zero): an untrained network forecasts the
-      seasonal naive, and training re-weighs the two per step and learns the correction, through a linear
-      path that small data can move. `seasonal_naive` / `last_value`: that forecast plus what the head adds
-      (its last layer starts at zero); `none`: the head's output is the forecast (around the window's level).
+    - `skip: learned` gives the head three naive forecasts of the window (the values one `season` earlier;
+      the same plus the window's mean change per season, once for each season the step reaches: the seasonal
+      naive with drift; and the last value), on the window's scale, beside the LSTM's summary, and starts it
+      as the seasonal naive with drift exactly (those weights the identity, the rest zero): an untrained
+      network forecasts it, and training re-weighs the three per step and learns the correction, through a
+      linear path that small data can move. `seasonal_naive` / `seasonal_drift` / `last_value`: that
+      forecast plus what the head adds (its last layer starts at zero); `none`: the head's output is the
+      forecast (around the window's level).
       The real-data board's series chose `learned` (docs/tasks.md, "On real series").
 
     Args:
@@ -58,6 +60,9 @@ class LSTMForecaster(nn.Module):
             head learns: an untrained interval is already about as wide as the naive forecast's errors.
     """
 
+    NAIVE = ("seasonal_naive", "seasonal_drift", "last_value")  # what `skip: learned` reads, in this order
+    START = "seasonal_drift"
+
     def __init__(
         self,
         num_outputs: int,
@@ -69,7 +74,7 @@ class LSTMForecaster(nn.Module):
         num_layers: int = 1,
         dropout: float = 0.0,
         scale: Literal["window", "last", "none"] = "window",
-        skip: Literal["learned", "seasonal_naive", "last_value", "none"] = "learned",
+        skip: Literal["learned", "seasonal_naive", "seasonal_drift", "last_value", "none"] = "learned",
         quantiles: list[float] | None = None,
     ) -> None:
         super().__init__()
@@ -82,15 +87,17 @@ class LSTMForecaster(nn.Module):
         self.features = nn.LSTM(
             input_size, hidden_size, num_layers, batch_first=True, dropout=dropout if num_layers > 1 else 0.0
         )
-        naive_size = 2 * num_outputs if skip == "learned" else 0
+        # The forecast an untrained network makes: `learned` reads NAIVE through as they are, starting with START.
+        self.start = self.START if skip == "learned" else skip
+        naive_size = len(self.NAIVE) * num_outputs if skip == "learned" else 0
         width = num_outputs * num_quantiles
         self.head = nn.Sequential(nn.Dropout(dropout), nn.Linear(hidden_size + future_size + naive_size, width))
         self.head.apply(init_weights)
         if skip != "none":  # the correction starts at nothing: the forecast starts at the naive one
             nn.init.zeros_(self.head[-1].weight)
             nn.init.zeros_(self.head[-1].bias)
-        if skip == "learned":  # reads the seasonal naive forecast through as it is, to start with (every quantile)
-            first = hidden_size + future_size
+        if skip == "learned":  # reads the start's forecast through as it is (every quantile), the others at 0
+            first = hidden_size + future_size + self.NAIVE.index(self.START) * num_outputs
             with torch.no_grad():
                 identity = torch.eye(num_outputs).repeat_interleave(num_quantiles, dim=0)  # output (step, q) <- step
                 self.head[-1].weight[:, first : first + num_outputs] = identity
@@ -99,10 +106,18 @@ class LSTMForecaster(nn.Module):
 
     def naive(self, values: torch.Tensor, kind: str) -> torch.Tensor:
         """A naive forecast `[B, H, C]` from the input values `[B, L, C]`: each step's value one season
-        earlier (while still among the inputs, so a horizon past one season repeats the last season), or
-        the last value."""
+        earlier (while still among the inputs, so a horizon past one season repeats the last season); that
+        plus the window's mean change per season for each season it reaches back (as
+        `data/series/baselines.seasonal_drift` forecasts the same windows); or the last value."""
         if kind == "last_value":
             return values[:, -1:].expand(-1, self.horizon, -1)
+        if kind == "seasonal_drift":
+            seasonal = self.naive(values, "seasonal_naive")
+            if self.season >= values.shape[1]:  # no season-on-season change inside the window to measure
+                return seasonal
+            per_season = (values[:, self.season :] - values[:, : -self.season]).mean(dim=1, keepdim=True)
+            seasons = torch.arange(self.horizon, device=values.device) // self.season + 1
+            return seasonal + seasons.view(1, -1, 1).to(values.dtype) * per_season
         seasons = -(-self.horizon // self.season)  # the last season, tiled over the horizon (no gather to export)
         return values[:, -self.season :].repeat(1, seasons, 1)[:, : self.horizon]
 
@@ -118,8 +133,8 @@ class LSTMForecaster(nn.Module):
         scaled = torch.cat([(values - level) / spread, inputs[..., self.num_values :]], dim=-1)
         _, (hidden, _) = self.features(scaled)
         read = [hidden[-1], future]
-        if self.skip == "learned":  # both naive forecasts, on the window's scale, for the head to weigh
-            for kind in ("seasonal_naive", "last_value"):
+        if self.skip == "learned":  # the naive forecasts, on the window's scale, for the head to weigh
+            for kind in self.NAIVE:
                 read.append(((self.naive(values, kind) - level) / spread).reshape(len(inputs), -1))
         # [B, H, C, Q]: each quantile of each step and value around the same base, on the window's scale.
         correction = self.head(torch.cat(read, dim=1)).view(len(inputs), self.horizon, self.num_values, -1)

@@ -45,16 +45,18 @@ class Probe(Callback):
         for seen, batch in enumerate(loader):
             if seen == 0:
                 print(describe_batch(batch))
-                self.first_batch = batch
-            _, target, _ = pl_module.unpack(batch)
-            rows = pl_module.scored_rows(batch)
-            targets.append(target if rows is None else target[rows])
+            targets.append(scored_targets(pl_module, batch))
             if seen + 1 == HISTOGRAM_BATCHES:
                 break
-        self.first_targets = targets[0]
         names = offers(trainer.datamodule).output_names
         print(pl_module.task.describe_targets(torch.cat(targets), names, len(targets)))
         self.batches = int(trainer.num_training_batches)
+
+    def on_train_batch_start(self, trainer: Trainer, pl_module: LightningModule, batch: Any, batch_idx: int) -> None:
+        # The batch the first loss is taken on: with overfit_batches, Lightning's first batches, not the loader's
+        # shuffled first (a naive forecast's loss differs from batch to batch more than the check allows).
+        if self.first_batch is None:
+            self.first_batch, self.first_targets = batch, scored_targets(pl_module, batch)
 
     def on_train_epoch_start(self, trainer: Trainer, pl_module: LightningModule) -> None:
         self._epoch_start = len(self.losses)
@@ -67,6 +69,13 @@ class Probe(Callback):
         self.epoch_losses.append(sum(epoch) / max(len(epoch), 1))
         if trainer.global_step >= MIN_STEPS and self.epoch_losses[-1] < FALL * self.epoch_losses[0]:
             trainer.should_stop = True
+
+
+def scored_targets(model: LightningModule, batch: Any) -> torch.Tensor:
+    """The targets of `batch` that the loss scores (a node task scores some rows only)."""
+    _, target, _ = model.unpack(batch)
+    rows = model.scored_rows(batch)
+    return target if rows is None else target[rows]
 
 
 def describe_batch(batch: Any) -> str:

@@ -52,26 +52,31 @@ def test_seasonal_naive_with_drift_adds_a_seasons_growth():
     torch.testing.assert_close(forecast, truth)
 
 
-@pytest.mark.parametrize("skip", ["seasonal_naive", "last_value"])
+@pytest.mark.parametrize("skip", ["seasonal_naive", "seasonal_drift", "last_value", "learned"])
 def test_an_untrained_forecaster_forecasts_its_naive_forecast(skip):
     net = LSTMForecaster(num_outputs=2 * 10, input_size=3, num_values=2, season=4, skip=skip)
-    inputs, future = torch.randn(5, 12, 3), torch.zeros(5, 0)
-    values = inputs[..., :2]
+    series = torch.randn(40, 2).cumsum(dim=0)  # a random walk: the three naive forecasts differ
+    origins = torch.tensor([12, 25, 40])
+    windows = series[origins.unsqueeze(1) - 12 + torch.arange(12)]  # [3, 12, 2]: the 12 steps before each origin
+    inputs, future = torch.cat([windows, torch.randn(3, 12, 1)], dim=-1), torch.zeros(3, 0)
     steps = torch.arange(10)
-    naive = (
-        values[:, 12 + steps - 4 * (steps // 4 + 1)] if skip == "seasonal_naive" else values[:, -1:].repeat(1, 10, 1)
-    )
-    torch.testing.assert_close(net(inputs, future), naive.reshape(5, -1))
+    naive = {  # as the baselines the model is logged beside forecast the same windows
+        "seasonal_naive": windows[:, 12 + steps - 4 * (steps // 4 + 1)],
+        "seasonal_drift": seasonal_drift(series, origins, input_length=12, horizon=10, season=4),
+        "last_value": windows[:, -1:].repeat(1, 10, 1),
+    }
+    assert net.start == ("seasonal_drift" if skip == "learned" else skip)
+    torch.testing.assert_close(net(inputs, future), naive[net.start].reshape(3, -1))
     assert net(inputs, future).requires_grad  # and it learns a correction from there
 
 
-def test_the_default_starts_at_the_seasonal_naive_and_the_summary_names_the_best_baseline():
+def test_the_default_starts_at_the_seasonal_naive_with_drift_and_the_summary_names_the_best_baseline():
     cli = build("lstm_forecast", *TINY, *SMALL_SERIES, "--trainer.max_epochs=1", "--data.season=24")
     model: ForecastModel = cli.model
     (before,) = cli.trainer.validate(model, cli.datamodule, verbose=False)
-    # Untrained, it forecasts the seasonal naive exactly: its MASE is 1, on the task's scale and in units.
-    assert before["val/mase"] == pytest.approx(1.0, abs=1e-5)
-    assert before["val/mae"] == pytest.approx(before["val/mae_seasonal_naive"], rel=1e-5)
+    # Untrained, it forecasts the seasonal naive with drift exactly, on the task's scale and in units.
+    assert before["val/mase"] == pytest.approx(before["val/mase_seasonal_drift"], rel=1e-5)
+    assert before["val/mae"] == pytest.approx(before["val/mae_seasonal_drift"], rel=1e-5)
     # Each baseline's MASE as logged beside the model's (test/mase_ets...); the seasonal naive's is 1.
     assert before["val/mase_ets"] == pytest.approx(before["val/mae_ets"] / before["val/mae_seasonal_naive"], rel=1e-5)
     tested = {"test/mae": 0.36, "test/mase": 0.36, "test/mase_last_value": 1.4, "test/mase_seasonal_drift": 0.46,

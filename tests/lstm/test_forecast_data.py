@@ -99,6 +99,23 @@ def test_input_length_auto_takes_four_seasons_or_the_longest_that_leaves_windows
         monthly(160, input_length=6)
 
 
+def test_batch_size_auto_gives_a_short_series_32_steps_an_epoch(tmp_path, caplog):
+    def monthly(count: int, **kwargs) -> SeriesDataModule:
+        path = write(tmp_path / f"{count}.csv", months(count), [str(i % 12) for i in range(count)])
+        dm = SeriesDataModule(path=str(path), horizon=6, **kwargs)
+        dm.setup("fit")
+        return dm
+
+    with caplog.at_level(logging.INFO):
+        short = monthly(300)  # 210 training steps, 32 in and 6 out: 173 windows
+    assert (len(short.train_set), short.batch_size) == (173, 8)  # 21 steps an epoch: 8 is the least it picks
+    assert "data.batch_size: auto is 8 (173 training windows, 21 steps an epoch)" in caplog.text
+    middle = monthly(1600)  # 1,067 windows: 32 a batch gives 33 steps, 64 would give 16
+    assert (len(middle.train_set), middle.batch_size) == (1067, 32)
+    assert monthly(6000).batch_size == 64  # the most it picks
+    assert monthly(300, batch_size=64).batch_size == 64  # a number is kept
+
+
 def test_a_checkpoint_refuses_data_whose_auto_windows_differ(tmp_path):
     path = write(tmp_path / "series.csv", months(600), [str(i % 12 + 0.1 * i) for i in range(600)])
     trained = SeriesDataModule(path=str(path), horizon=6)

@@ -44,12 +44,13 @@ def test_quantiles_are_checked_and_go_with_the_pinball_loss():
     assert low.tolist() == [[0.0, 3.0], [6.0, 9.0]] and high.tolist() == [[2.0, 5.0], [8.0, 11.0]]
 
 
-def test_an_untrained_forecaster_starts_its_quantiles_around_the_seasonal_naive():
+def test_an_untrained_forecaster_starts_its_quantiles_around_the_seasonal_naive_with_drift():
     net = LSTMForecaster(num_outputs=2 * 10, input_size=2, num_values=2, season=4, quantiles=[0.1, 0.5, 0.9])
     inputs = torch.randn(5, 12, 2)
     output = net(inputs, torch.zeros(5, 0)).view(5, 10, 2, 3)
     steps = torch.arange(10)
-    naive = inputs[:, 12 + steps - 4 * (steps // 4 + 1)]  # [5, 10, 2]
+    per_season = (inputs[:, 4:] - inputs[:, :-4]).mean(dim=1, keepdim=True)  # [5, 1, 2]
+    naive = inputs[:, 12 + steps - 4 * (steps // 4 + 1)] + (steps // 4 + 1).view(1, -1, 1) * per_season
     # Each window's own seasonal naive error: the root mean square of its changes over a season.
     error = (inputs[:, 4:] - inputs[:, :-4]).pow(2).mean(dim=1, keepdim=True).sqrt()  # [5, 1, 2]
     for q, normal in enumerate([-1.2816, 0.0, 1.2816]):  # the standard normal's 0.1, 0.5 and 0.9 quantiles

@@ -9,7 +9,14 @@ from project.data.base import BaseDataModule
 from project.data.series.baselines import holt_winters_forecasts
 from project.data.series.files import Missing, Series, read_panel
 from project.data.series.predict_set import forecast_windows
-from project.data.series.spacing import MIN_WINDOWS, auto_input_length, panel_season, part_bounds, too_short
+from project.data.series.spacing import (
+    MIN_WINDOWS,
+    auto_batch_size,
+    auto_input_length,
+    panel_season,
+    part_bounds,
+    too_short,
+)
 from project.data.series.synthetic import hours, seasonal_series
 from project.data.series.windows import PanelWindows, Windows
 from project.errors import ConfigError, DataError
@@ -56,6 +63,8 @@ class SeriesDataModule(BaseDataModule):
         predict_series: with `series_field`, the series `predict` forecasts; None: every one.
         future_path: with covariates, `predict` needs their values for the forecast steps: a CSV of the time
             and covariate columns, `horizon` rows.
+        batch_size: windows per batch; `auto`: from the training windows, so that a short series still takes
+            32 steps an epoch (`spacing.auto_batch_size`: a power of two from 8 to 64, the choice logged).
         mean, std: the training part's statistics; filled in from a checkpoint (`predict` needs no training
             data to scale its inputs as training did). scales: the same of each of many series, by id.
     """
@@ -85,10 +94,10 @@ class SeriesDataModule(BaseDataModule):
         mean: list[float] | None = None,
         std: list[float] | None = None,
         scales: dict[str, list[list[float]]] | None = None,
-        batch_size: int = 64,
+        batch_size: int | Literal["auto"] = "auto",
         num_workers: int = 0,
     ) -> None:
-        super().__init__(batch_size=batch_size, num_workers=num_workers)
+        super().__init__(batch_size=64 if batch_size == "auto" else batch_size, num_workers=num_workers)
         self.save_hyperparameters(ignore=["mean", "std", "scales"])
         if path is None and (covariate_fields or series_field):
             what = "data.covariate_fields name columns" if covariate_fields else "data.series_field names a column"
@@ -251,6 +260,9 @@ class SeriesDataModule(BaseDataModule):
         else:
             self.mean, self.std = self.scales[""]
             self.train_set, self.val_set, self.test_set = (part[0] for part in parts)
+        if self.hparams.batch_size == "auto":
+            self.batch_size, why = auto_batch_size(len(self.train_set))
+            log.info(f"data.batch_size: auto is {self.batch_size} ({why})")
 
     def predict_dataloader(self) -> Any:
         # Built when asked: only a predict run needs (and may give) the future covariates.

@@ -103,3 +103,18 @@ def auto_input_length(season: int, horizon: int, part_lengths: list[int]) -> tup
         return roomy, f"{wanted} wanted; the longest that leaves {AUTO_WINDOWS} windows in every part"
     longest = longest_input(part_lengths, horizon)
     return longest, f"{wanted} wanted; the longest that leaves {MIN_WINDOWS} windows in every part"
+
+
+STEPS_PER_EPOCH = 32  # what `batch_size: auto` gives a short series, at the least
+AUTO_BATCH = (8, 64)  # the smallest and largest batch `batch_size: auto` picks
+
+
+def auto_batch_size(windows: int) -> tuple[int, str]:
+    """The largest power of two that gives `windows` training windows `STEPS_PER_EPOCH` steps an epoch, within
+    `AUTO_BATCH`; with the reason. A short series at a fixed 64 takes one or two steps an epoch, too few for
+    early stopping's patience in epochs to mean anything (docs/tasks.md, "On real series")."""
+    smallest, largest = AUTO_BATCH
+    batch = smallest
+    while batch * 2 <= min(largest, windows // STEPS_PER_EPOCH):
+        batch *= 2
+    return batch, f"{windows} training windows, {windows // batch} steps an epoch"
