@@ -103,9 +103,10 @@ except TrainingProblem as problem:
 # days in (`input_length: auto`, four seasons of the 24 hours `season: auto` reads off the times), the
 # next day out. A forecast is worth its training only if it beats the forecasts a practitioner tries
 # first, logged on the same windows: repeating yesterday (the seasonal naive, `val/mae_seasonal_naive`),
-# with last week's growth added (`val/mae_seasonal_drift`), and Holt-Winters fitted on the training part
-# (`val/mae_ets`); `val/mase` is the model's MAE over the seasonal naive's. The network learns a
-# correction to the seasonal naive: untrained, it forecasts exactly that. A short run here (6 epochs).
+# with the window's mean day-on-day change added (`val/mae_seasonal_drift`), and Holt-Winters fitted on
+# the training part (`val/mae_ets`); `val/mase` is the model's MAE over the seasonal naive's. The network
+# learns a correction to the seasonal naive with drift: untrained, it forecasts exactly that. A short run
+# here (6 epochs).
 
 # %%
 from project.cli import build

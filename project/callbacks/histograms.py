@@ -1,11 +1,15 @@
 """Weight and gradient histograms in TensorBoard: dead layers, exploding weights and vanishing gradients show here."""
 
+from typing import TYPE_CHECKING
+
 import torch
 from lightning.pytorch import Callback, LightningModule, Trainer
 from lightning.pytorch.loggers import TensorBoardLogger
 from lightning.pytorch.profilers import PassThroughProfiler
 from torch.optim import Optimizer
-from torch.utils.tensorboard import SummaryWriter
+
+if TYPE_CHECKING:  # imported by the logger when a run writes, not by every command that reads the config
+    from torch.utils.tensorboard import SummaryWriter
 
 
 class WeightHistograms(Callback):
@@ -47,7 +51,7 @@ class WeightHistograms(Callback):
 
 
 @torch.no_grad()
-def add_histogram(writer: SummaryWriter, tag: str, tensor: torch.Tensor, step: int, bins: int) -> None:
+def add_histogram(writer: "SummaryWriter", tag: str, tensor: torch.Tensor, step: int, bins: int) -> None:
     """`tensor`'s finite values in `bins` equal buckets from its min to its max (one bucket when all are equal)."""
     values = tensor.detach().flatten().float()
     finite = values.isfinite()
