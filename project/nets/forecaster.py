@@ -24,6 +24,18 @@ def naive_error(values: torch.Tensor, season: int) -> torch.Tensor:
     return changes.pow(2).mean(dim=1, keepdim=True).sqrt().clamp(min=1e-3)
 
 
+def with_drift(seasonal: torch.Tensor, window: torch.Tensor, season: int) -> torch.Tensor:
+    """The seasonal naive with drift: the seasonal naive forecast `[B, H, C]` plus its window's `[B, L, C]` mean
+    change per season, once for each season the step reaches back (a trending series' seasonal naive lags by a
+    season's growth). One definition for the network's start and the baseline it is logged beside
+    (`data/series/baselines.seasonal_drift`). A window of a season or less has no change to measure."""
+    if season >= window.shape[1]:
+        return seasonal
+    per_season = (window[:, season:] - window[:, :-season]).mean(dim=1, keepdim=True)  # [B, 1, C]
+    seasons = torch.arange(seasonal.shape[1], device=seasonal.device) // season + 1
+    return seasonal + seasons.view(1, -1, 1).to(seasonal.dtype) * per_season
+
+
 class LSTMForecaster(nn.Module):
     """`(inputs [B, L, F], future covariates [B, H * K])` → forecasts `[B, num_outputs]` (`H * C` values).
 
@@ -107,17 +119,12 @@ class LSTMForecaster(nn.Module):
     def naive(self, values: torch.Tensor, kind: str) -> torch.Tensor:
         """A naive forecast `[B, H, C]` from the input values `[B, L, C]`: each step's value one season
         earlier (while still among the inputs, so a horizon past one season repeats the last season); that
-        plus the window's mean change per season for each season it reaches back (as
-        `data/series/baselines.seasonal_drift` forecasts the same windows); or the last value."""
+        plus the window's mean change per season for each season it reaches back (`with_drift`, as the logged
+        baseline); or the last value."""
         if kind == "last_value":
             return values[:, -1:].expand(-1, self.horizon, -1)
         if kind == "seasonal_drift":
-            seasonal = self.naive(values, "seasonal_naive")
-            if self.season >= values.shape[1]:  # no season-on-season change inside the window to measure
-                return seasonal
-            per_season = (values[:, self.season :] - values[:, : -self.season]).mean(dim=1, keepdim=True)
-            seasons = torch.arange(self.horizon, device=values.device) // self.season + 1
-            return seasonal + seasons.view(1, -1, 1).to(values.dtype) * per_season
+            return with_drift(self.naive(values, "seasonal_naive"), values, self.season)
         seasons = -(-self.horizon // self.season)  # the last season, tiled over the horizon (no gather to export)
         return values[:, -self.season :].repeat(1, seasons, 1)[:, : self.horizon]
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import torch
 
 from project.errors import DataError
+from project.nets.forecaster import with_drift
 
 # The order of `Windows.baselines` and of the logged `mae_*` metrics.
 BASELINES = ("last_value", "seasonal_naive", "seasonal_drift", "ets")
@@ -35,16 +36,11 @@ def naive_sources(horizon: int, season: int) -> tuple[torch.Tensor, torch.Tensor
 
 
 def seasonal_drift(values: torch.Tensor, origins: torch.Tensor, input_length: int, horizon: int, season: int):
-    """`[N, H, C]`: the seasonal naive forecast plus the input window's mean change per season, once for each
-    season it reaches back. A trending series' seasonal naive lags by a season's growth; this adds it back."""
-    back, seasons = naive_sources(horizon, season)
-    seasonal = values[origins.unsqueeze(1) - back]  # [N, H, C]
-    if season >= input_length:  # no season-on-season change inside the window to measure
-        return seasonal
+    """`[N, H, C]`: the seasonal naive with drift (`nets.forecaster.with_drift`) of the windows of `values` whose
+    first forecast steps are `origins`."""
+    back, _ = naive_sources(horizon, season)
     window = origins.unsqueeze(1) - input_length + torch.arange(input_length)  # [N, L]
-    inputs = values[window]  # [N, L, C]
-    per_season = (inputs[:, season:] - inputs[:, :-season]).mean(dim=1, keepdim=True)  # [N, 1, C]
-    return seasonal + seasons.view(1, -1, 1).to(values.dtype) * per_season
+    return with_drift(values[origins.unsqueeze(1) - back], values[window], season)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from project.data.series.baselines import holt_winters_forecasts
 from project.data.series.files import Missing, Series, read_panel
 from project.data.series.predict_set import forecast_windows
 from project.data.series.spacing import (
+    AUTO_BATCH,
     MIN_WINDOWS,
     auto_batch_size,
     auto_input_length,
@@ -97,7 +98,8 @@ class SeriesDataModule(BaseDataModule):
         batch_size: int | Literal["auto"] = "auto",
         num_workers: int = 0,
     ) -> None:
-        super().__init__(batch_size=64 if batch_size == "auto" else batch_size, num_workers=num_workers)
+        # `auto` is chosen in `setup`, from the training windows; until then, the most it picks.
+        super().__init__(batch_size=AUTO_BATCH[1] if batch_size == "auto" else batch_size, num_workers=num_workers)
         self.save_hyperparameters(ignore=["mean", "std", "scales"])
         if path is None and (covariate_fields or series_field):
             what = "data.covariate_fields name columns" if covariate_fields else "data.series_field names a column"
