@@ -416,7 +416,9 @@ def main(argv: list[str] | None = None) -> list[Result]:
     with tempfile.TemporaryDirectory() as root:
         for case in cases:
             results.append(run(case, Path(root) / case.name, args.quick, shlex.split(args.extra)))
-            print(f"{case.name}: {case.metric} {results[-1].value:.4f}", file=sys.stderr, flush=True)
+            coverage = results[-1].tested.get("test/coverage")  # with forecast intervals
+            also = f", test/coverage {coverage:.3f}" if coverage is not None else ""
+            print(f"{case.name}: {case.metric} {results[-1].value:.4f}{also}", file=sys.stderr, flush=True)
         print(table(results, Path(root)))
     behind = [r.case.name for r in results if r.behind]
     print(f"\n{len(behind)} of {len(results)} cases behind their best baseline: {', '.join(behind) or 'none'}")

@@ -72,6 +72,7 @@ class ForecastModel(TaskModule):
         "future_size": ("net.init_args.future_size",),
         "num_values": ("net.init_args.num_values",),
         "season": ("net.init_args.season",),
+        "input_length": ("net.init_args.input_length",),
     }
     onnx_inputs: ClassVar[dict[str, dict[int, str]]] = {"inputs": {0: "batch"}, "future": {0: "batch"}}
 

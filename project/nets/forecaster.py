@@ -43,7 +43,7 @@ class LSTMForecaster(nn.Module):
     covariates already known for the forecast steps, goes to a linear head that emits every step of the
     horizon at once (no feeding back of its own forecasts, so no error compounds over the horizon).
 
-    Two inductive biases keep it from losing to the forecasts a practitioner tries first:
+    Three inductive biases keep it from losing to the forecasts a practitioner tries first:
     - `scale: window` takes each window's own level and spread out of its values before the LSTM reads
       them, and puts them back on what the head emits (as RevIN does): a series with a trend leaves the
       training range in the later parts, where absolute levels are inputs the LSTM never saw, but shapes
@@ -58,6 +58,10 @@ class LSTMForecaster(nn.Module):
       forecast plus what the head adds (its last layer starts at zero); `none`: the head's output is the
       forecast (around the window's level).
       The real-data board's series chose `learned` (docs/tasks.md, "On real series").
+    - `read_window` gives the head the window's values themselves (on its scale) too, a linear map from the
+      input steps to each forecast step (as NLinear / DLinear do; exponential smoothing's forecast is such a
+      map too, its weights decaying into the past). With a skip its weights start at zero, so the start is
+      unchanged. On the board it took El Niño past ETS (docs/tasks.md, "On real series").
 
     Args:
         num_outputs: horizon × value columns; linked from the DataModule.
@@ -70,6 +74,8 @@ class LSTMForecaster(nn.Module):
             quantile last. Each is the forecast a single one would be, plus its normal quantile times the
             seasonal naive's error inside the window (`naive_error`; 0.1 and 0.9: ±1.28 of it), plus what the
             head learns: an untrained interval is already about as wide as the naive forecast's errors.
+        read_window: the head reads the window's values as well (above).
+        input_length: steps in a window, which `read_window` reads; linked from `data.input_length`.
     """
 
     NAIVE = ("seasonal_naive", "seasonal_drift", "last_value")  # what `skip: learned` reads, in this order
@@ -88,10 +94,14 @@ class LSTMForecaster(nn.Module):
         scale: Literal["window", "last", "none"] = "window",
         skip: Literal["learned", "seasonal_naive", "seasonal_drift", "last_value", "none"] = "learned",
         quantiles: list[float] | None = None,
+        read_window: bool = True,
+        input_length: int = 0,
     ) -> None:
         super().__init__()
         if num_outputs % num_values:
             raise ValueError(f"num_outputs={num_outputs} is not a whole number of steps of {num_values} values")
+        if read_window and input_length < 1:
+            raise ValueError("read_window needs the window's input_length (linked from data.input_length)")
         self.num_values, self.horizon, self.season = num_values, num_outputs // num_values, season
         self.quantiles = list(quantiles or [])
         num_quantiles = self.num_quantiles = len(self.quantiles) or 1
@@ -101,15 +111,19 @@ class LSTMForecaster(nn.Module):
         )
         # The forecast an untrained network makes: `learned` reads NAIVE through as they are, starting with START.
         self.start = self.START if skip == "learned" else skip
+        self.read_window = read_window
+        window_size = input_length * num_values if read_window else 0
         naive_size = len(self.NAIVE) * num_outputs if skip == "learned" else 0
         width = num_outputs * num_quantiles
-        self.head = nn.Sequential(nn.Dropout(dropout), nn.Linear(hidden_size + future_size + naive_size, width))
+        self.head = nn.Sequential(
+            nn.Dropout(dropout), nn.Linear(hidden_size + future_size + window_size + naive_size, width)
+        )
         self.head.apply(init_weights)
         if skip != "none":  # the correction starts at nothing: the forecast starts at the naive one
             nn.init.zeros_(self.head[-1].weight)
             nn.init.zeros_(self.head[-1].bias)
         if skip == "learned":  # reads the start's forecast through as it is (every quantile), the others at 0
-            first = hidden_size + future_size + self.NAIVE.index(self.START) * num_outputs
+            first = hidden_size + future_size + window_size + self.NAIVE.index(self.START) * num_outputs
             with torch.no_grad():
                 identity = torch.eye(num_outputs).repeat_interleave(num_quantiles, dim=0)  # output (step, q) <- step
                 self.head[-1].weight[:, first : first + num_outputs] = identity
@@ -140,6 +154,8 @@ class LSTMForecaster(nn.Module):
         scaled = torch.cat([(values - level) / spread, inputs[..., self.num_values :]], dim=-1)
         _, (hidden, _) = self.features(scaled)
         read = [hidden[-1], future]
+        if self.read_window:  # the window's own values, on its scale: a linear path from inputs to forecast
+            read.append(scaled[..., : self.num_values].reshape(len(inputs), -1))
         if self.skip == "learned":  # the naive forecasts, on the window's scale, for the head to weigh
             for kind in self.NAIVE:
                 read.append(((self.naive(values, kind) - level) / spread).reshape(len(inputs), -1))

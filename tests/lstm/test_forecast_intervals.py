@@ -45,7 +45,9 @@ def test_quantiles_are_checked_and_go_with_the_pinball_loss():
 
 
 def test_an_untrained_forecaster_starts_its_quantiles_around_the_seasonal_naive_with_drift():
-    net = LSTMForecaster(num_outputs=2 * 10, input_size=2, num_values=2, season=4, quantiles=[0.1, 0.5, 0.9])
+    net = LSTMForecaster(
+        num_outputs=2 * 10, input_size=2, num_values=2, season=4, quantiles=[0.1, 0.5, 0.9], input_length=12
+    )
     inputs = torch.randn(5, 12, 2)
     output = net(inputs, torch.zeros(5, 0)).view(5, 10, 2, 3)
     steps = torch.arange(10)
@@ -58,7 +60,7 @@ def test_an_untrained_forecaster_starts_its_quantiles_around_the_seasonal_naive_
 
 
 def test_a_task_and_a_network_of_different_quantiles_are_refused():
-    net = LSTMForecaster(num_outputs=6, input_size=1, season=4)
+    net = LSTMForecaster(num_outputs=6, input_size=1, season=4, input_length=12)
     with pytest.raises(ConfigError, match=r"the task scores the quantiles \[0.1, 0.5, 0.9\] and the network emits "
                                           r"none: set --model.net.init_args.quantiles \[0.1, 0.5, 0.9\]"):  # fmt: skip
         ForecastModel(net, num_outputs=6, task=Regression(loss="pinball", quantiles=[0.1, 0.5, 0.9]))
