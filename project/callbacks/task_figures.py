@@ -7,7 +7,8 @@ from project.data.offers import offers
 
 
 class TaskFigures(Callback):
-    """Draws `pl_module.task.figures()` (project/tasks/) every `every_n_epochs` and at the last epoch.
+    """Draws `pl_module.figures()` (the task's, project/tasks/, and the model's own) every `every_n_epochs` and at
+    the last epoch.
 
     matplotlib's drawing costs a visible share of a short epoch (benchmarks/callback_costs.py), hence not
     every epoch. Skips the sanity check.
@@ -19,9 +20,9 @@ class TaskFigures(Callback):
     def on_validation_epoch_end(self, trainer: Trainer, pl_module: LightningModule) -> None:
         epoch = trainer.current_epoch + 1
         due = epoch % self.every_n_epochs == 0 or epoch == trainer.max_epochs
-        task = getattr(pl_module, "task", None)
-        if trainer.sanity_checking or not due or task is None or not isinstance(trainer.logger, TensorBoardLogger):
+        figures = getattr(pl_module, "figures", None)
+        if trainer.sanity_checking or not due or figures is None or not isinstance(trainer.logger, TensorBoardLogger):
             return
         names = offers(trainer.datamodule).output_names
-        for tag, figure in task.figures(names, draw=trainer.is_global_zero).items():
+        for tag, figure in figures(names, draw=trainer.is_global_zero).items():
             trainer.logger.experiment.add_figure(tag, figure, trainer.global_step)

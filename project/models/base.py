@@ -173,6 +173,11 @@ class TaskModule(L.LightningModule, ABC):
             self.score_beside(batch, output.detach(), scored, stage)
         return loss, batch_size
 
+    def figures(self, names: Sequence[str] | None, draw: bool = True) -> dict[str, Any]:
+        """The pictures of the last validation epoch by TensorBoard tag (callbacks/task_figures.py): the task's,
+        and a model's own where it overrides this (the forecaster's windows)."""
+        return self.task.figures(names, draw)
+
     def score_beside(self, batch: Any, output: torch.Tensor, scored: torch.Tensor, stage: str) -> None:
         """Scores beside the task's of a validation or test batch (`stage` "val" or "test"), from the network's
         `output` or its `scored` form: the forecaster's baselines and intervals. Nothing here."""

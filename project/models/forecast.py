@@ -75,6 +75,7 @@ class ForecastModel(TaskModule):
         "input_length": ("net.init_args.input_length",),
     }
     onnx_inputs: ClassVar[dict[str, dict[int, str]]] = {"inputs": {0: "batch"}, "future": {0: "batch"}}
+    SHOWN = 3  # validation windows drawn in `val/forecast`, spread over the first batch
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -83,6 +84,7 @@ class ForecastModel(TaskModule):
         self.test_baselines = baselines.clone(prefix="test/")
         self.val_scaled, self.test_scaled = ScaledErrors(), ScaledErrors()
         self.val_coverage, self.test_coverage = MeanMetric(), MeanMetric()
+        self.shown: tuple[torch.Tensor, ...] | None = None  # the windows `val/forecast` draws, kept in validation
         # The task's quantile levels ([] for a point forecast), which the network must emit.
         self.quantiles: list[float] = list(getattr(self.task, "quantiles", []))
         wanted, emitted = self.quantiles or None, getattr(self.net, "quantiles", []) or None
@@ -92,12 +94,33 @@ class ForecastModel(TaskModule):
                 f"--model.net.init_args.quantiles {wanted or 'null'} (configs/lstm_forecast_intervals.yaml: both)"
             )
 
+    def on_validation_epoch_start(self) -> None:
+        super().on_validation_epoch_start()
+        self.shown = None
+
+    def figures(self, names: Sequence[str] | None, draw: bool = True) -> dict[str, Any]:
+        """The task's pictures and `val/forecast`: the first validation windows of this process, each one's
+        inputs, truth, forecast (with its interval, shaded, where there are quantiles) and the seasonal naive
+        with drift, in the model's units (each value standardised by its training part), of the first value."""
+        drawn = super().figures(names, draw)
+        if draw and self.shown is not None:
+            from project.tasks import figures
+
+            history, target, forecast, baseline, *interval = self.shown
+            name = f"{names[0].split('+')[0]} (standardised)" if names else "value (standardised)"
+            drawn["val/forecast"] = figures.forecasts(
+                history, target, forecast, baseline, tuple(interval) if interval else None, name
+            )
+        return drawn
+
     def unpack(self, batch: Any) -> tuple[tuple[torch.Tensor, torch.Tensor], torch.Tensor, int]:
         inputs, future, target, *_ = batch
         return (inputs, future), target, inputs.shape[0]
 
     def score_beside(self, batch: Any, output: torch.Tensor, scored: torch.Tensor, stage: str) -> None:
-        _, _, target, baselines, series = batch
+        inputs, _, target, baselines, series = batch
+        if stage == "val" and self.shown is None:
+            self.shown = self._windows_to_show(inputs, target, baselines, output)
         if self.quantiles:
             low, high = self.task.interval(output)
             inside = ((low <= target) & (target <= high)).float()
@@ -107,6 +130,24 @@ class ForecastModel(TaskModule):
             metrics[f"mae_{name}"].update(forecast.contiguous(), target)
         scaled = self.val_scaled if stage == "val" else self.test_scaled
         scaled.update(torch.cat([scored.unsqueeze(1), baselines], dim=1), target, series)
+
+    def _windows_to_show(
+        self, inputs: torch.Tensor, target: torch.Tensor, baselines: torch.Tensor, output: torch.Tensor
+    ) -> tuple[torch.Tensor, ...]:
+        """`SHOWN` windows of the batch, its first and last among them, of the first value: inputs `[k, L]`, truth,
+        forecast, drift (and interval) `[k, H]` (consecutive windows overlap all but a step: spread, they differ)."""
+        rows = torch.linspace(0, len(inputs) - 1, min(self.SHOWN, len(inputs)), device=inputs.device).long()
+        values = self.net.num_values
+
+        def first_value(flat: torch.Tensor) -> torch.Tensor:  # [B, H * C] -> [k, H]
+            return flat[rows].reshape(len(rows), -1, values)[..., 0].detach().float().cpu()
+
+        history = inputs[rows, :, 0].detach().float().cpu()
+        shown = [history, first_value(target), first_value(self.task.scored(output))]
+        shown.append(first_value(baselines[:, BASELINES.index("seasonal_drift")]))
+        if self.quantiles:
+            shown += [first_value(bound) for bound in self.task.interval(output)]
+        return tuple(shown)
 
     def on_validation_epoch_end(self) -> None:
         super().on_validation_epoch_end()

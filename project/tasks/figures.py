@@ -60,6 +60,32 @@ def predicted_vs_true(pred: torch.Tensor, true: torch.Tensor, name: str) -> Any:
     return fig
 
 
+def forecasts(
+    history: torch.Tensor,
+    target: torch.Tensor,
+    forecast: torch.Tensor,
+    baseline: torch.Tensor,
+    interval: tuple[torch.Tensor, torch.Tensor] | None,
+    name: str,
+) -> Any:
+    """A few windows side by side: each one's input steps, the true next steps, the model's forecast (and its
+    interval, shaded) and the baseline it is judged against (`[k, L]` history, `[k, H]` the rest)."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, len(history), figsize=(4 * len(history), 3), squeeze=False)
+    steps_in, steps_out = torch.arange(-history.shape[1], 0), torch.arange(target.shape[1])
+    for i, ax in enumerate(axes[0]):
+        ax.plot(steps_in, history[i], color="tab:gray", linewidth=1, label="input")
+        ax.plot(steps_out, target[i], color="black", linewidth=1.5, label="true")
+        ax.plot(steps_out, baseline[i], color="tab:orange", linewidth=1, linestyle="--", label="seasonal naive + drift")
+        ax.plot(steps_out, forecast[i], color="tab:blue", linewidth=1.5, label="forecast")
+        if interval is not None:
+            ax.fill_between(steps_out, interval[0][i], interval[1][i], color="tab:blue", alpha=0.2, label="interval")
+        ax.set(xlabel="steps from the forecast's origin", ylabel=name if i == 0 else None)
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
 def residual_histogram(residuals: torch.Tensor, name: str) -> Any:
     """Predicted minus true: centred on 0 without bias; heavy tails show the outliers an MSE chases."""
     plt = _pyplot()

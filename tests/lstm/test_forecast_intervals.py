@@ -1,5 +1,6 @@
 """Forecast intervals (`--config configs/lstm_forecast_intervals.yaml`): quantiles by the pinball loss, each
-starting at the naive forecast, the middle one scored, coverage logged, every quantile in predictions.tsv."""
+starting at the naive forecast, the middle one scored, coverage logged, every quantile in predictions.tsv and the
+interval in the forecast picture."""
 
 from pathlib import Path
 
@@ -64,6 +65,35 @@ def test_a_task_and_a_network_of_different_quantiles_are_refused():
     with pytest.raises(ConfigError, match=r"the task scores the quantiles \[0.1, 0.5, 0.9\] and the network emits "
                                           r"none: set --model.net.init_args.quantiles \[0.1, 0.5, 0.9\]"):  # fmt: skip
         ForecastModel(net, num_outputs=6, task=Regression(loss="pinball", quantiles=[0.1, 0.5, 0.9]))
+
+
+@pytest.mark.parametrize("intervals", [True, False], ids=["intervals", "point"])
+def test_the_forecast_picture_draws_the_windows_truth_forecast_and_interval(intervals):
+    from matplotlib.collections import PolyCollection
+
+    cli = build("lstm_forecast", *TINY, *SMALL_SERIES, *(INTERVALS if intervals else []), "--trainer.max_epochs=1")
+    model, data = cli.model, cli.datamodule
+    cli.trainer.validate(model, data, verbose=False)
+    figure = model.figures(data.output_names)["val/forecast"]
+    assert len(figure.axes) == ForecastModel.SHOWN
+    # The first window drawn is the validation set's first, computed here again from the loader's first batch.
+    inputs, future, target, *_ = next(iter(data.val_dataloader()))
+    with torch.no_grad():
+        output = model(inputs[:1], future[:1])
+    first = figure.axes[0]
+    lines = {line.get_label(): line.get_ydata() for line in first.get_lines()}
+    torch.testing.assert_close(torch.as_tensor(lines["input"]), inputs[0, :, 0])
+    torch.testing.assert_close(torch.as_tensor(lines["true"]), target[0])
+    torch.testing.assert_close(torch.as_tensor(lines["forecast"]), model.task.scored(output)[0])
+    bands = [c for c in first.collections if isinstance(c, PolyCollection)]
+    if not intervals:
+        assert not bands
+        return
+    (band,) = bands
+    low, high = model.task.interval(output)
+    edge = torch.as_tensor(band.get_paths()[0].vertices[:, 1])
+    assert float(edge.min()) == pytest.approx(float(low[0].min()), abs=1e-5)
+    assert float(edge.max()) == pytest.approx(float(high[0].max()), abs=1e-5)
 
 
 @pytest.mark.slow
