@@ -3,19 +3,21 @@ bit for bit, as a run never stopped. Real processes, through `python -m project.
 
 import pytest
 
+from project.cli.registry import CONFIG_DIR  # part: lstm, regression
 from tests.conftest import FAMILIES, TASK_MODELS
 from tests.processes import differing, fit, last_checkpoint, signal_at
 
+INTERVALS = f"--config={CONFIG_DIR / 'lstm_forecast_intervals.yaml'}"  # part: lstm, regression
 # Per family: epochs, extra arguments, and the steps at which the run is killed (and resumed each time).
 # last.ckpt is written every 2 steps and at each epoch's end. Epochs are 8 (cnn), 3 (lstm) and 3 (gcn)
 # steps long: the kills fall mid-epoch, on an epoch's last step, and just after an epoch-end checkpoint.
 # Early stopping stays on (its state is in the checkpoint) but without its threshold: a val/acc of 1
-# after epoch 2 would end the run before the second kill.
+# after epoch 2 would end the run before the second kill. The forecaster with its intervals (three quantile heads).
 PLAN = {
     "cnn": (3, ["--data.num_train=512"], [5, 13]),  # part: cnn
     "cnn_multilabel": (3, ["--data.num_train=512"], [5, 13]),  # part: cnn, multilabel
     "lstm": (4, [], [4, 9]),  # part: lstm
-    "lstm_forecast": (3, [], [5, 13]),  # part: lstm, regression
+    "lstm_forecast": (3, [INTERVALS], [5, 13]),  # part: lstm, regression
     "gcn": (4, [], [3, 7]),  # part: gcn
     "gcn_regression": (4, [], [3, 7]),  # part: gcn, regression
     "gcn_link": (4, ["--data.loader=neighbor", "--data.sbm_nodes=400", "--data.batch_size=512"], [3, 7]),  # part: gcn
