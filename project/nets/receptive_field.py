@@ -4,6 +4,8 @@ from dataclasses import dataclass
 
 from torch import nn
 
+SHORTCUT = "downsample"  # the module name of a residual block's 1×1 projection (project/nets/resnet.py)
+
 
 @dataclass(frozen=True)
 class LayerField:
@@ -21,10 +23,13 @@ def receptive_fields(net: nn.Module) -> list[LayerField]:
     """Receptive field after each conv or pooling layer, in the order the layers were registered.
 
     r grows by (kernel - 1) * dilation * jump, and jump multiplies by the stride. Adaptive
-    (global) pooling is skipped: it sees the whole input by construction.
+    (global) pooling is skipped: it sees the whole input by construction, and so are a residual block's
+    shortcut projections (`downsample`, torchvision's name): their stride is the block's first conv's again.
     """
     rf, jump, fields = 1, 1, []
     for name, layer in net.named_modules():
+        if SHORTCUT in name.split("."):  # a residual block's projection runs beside its convs, not after them
+            continue
         if isinstance(layer, nn.Conv1d | nn.Conv2d | nn.Conv3d | nn.MaxPool2d | nn.AvgPool2d):
             kernel = _pair_first(layer.kernel_size)
             stride = _pair_first(layer.stride)
