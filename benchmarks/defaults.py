@@ -31,7 +31,7 @@ from tests.real_data import best_val_acc, cycle_graphs, digit_scans, short_revie
 OFF = ["--early_stopping.patience", "null"]
 BEFORE = {
     "cnn": [*OFF, "--trainer.max_epochs", "6", "--model.scheduler.init_args.warmup_steps", "50",
-            "--model.net.init_args.depth", "3"],
+            "--model.net", "project.nets.cnn.SimpleCNN", "--model.net.init_args.depth", "3"],
     "lstm": [*OFF, "--trainer.max_epochs", "3", "--model.scheduler.init_args.warmup_steps", "30",
              "--model.optimizer.init_args.weight_decay", "0.01"],
     "gcn": [*OFF, "--trainer.max_epochs", "30", "--model.scheduler.init_args.warmup_steps", "50",

@@ -119,6 +119,19 @@ def fertility_panel(path: Path) -> Path:
     return path
 
 
+# The real data files a test's command names by file name alone (`--data.path=fertility.csv`), and their writers.
+NAMED = {"fertility.csv": fertility_panel}
+
+
+def write_named(folder: Path, args: list[str]) -> None:
+    """Write into `folder` each file of `NAMED` that `args` name as `--data.path`: a command that runs there
+    (its cwd) then finds it, and a table of arguments can name real data without a path of its own."""
+    for arg in args:
+        name = arg.removeprefix("--data.path=")
+        if name != arg and name in NAMED:
+            NAMED[name](folder / name)
+
+
 def networkx_edges(name: str, path: Path) -> Path:
     """One of networkx's real graphs (shipped inside its wheel) as the edge-list CSV a user would write,
     `src,dst[,weight]`: for example `les_miserables` (77 characters, 254 co-appearances weighted by count) or

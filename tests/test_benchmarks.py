@@ -10,6 +10,7 @@ import pytest
     "module",
     [
         "benchmarks.sequence_modes",  # part: lstm
+        "benchmarks.image_nets",  # part: cnn
         pytest.param("benchmarks.graph_scale", marks=pytest.mark.slow),  # part: gcn
         pytest.param("benchmarks.link_scale", marks=pytest.mark.slow),  # part: gcn
         pytest.param("benchmarks.link_real", marks=pytest.mark.slow),  # part: gcn

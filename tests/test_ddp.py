@@ -10,7 +10,7 @@ import torch
 
 from tests.conftest import FAMILIES, TASK_MODELS
 from tests.processes import ENV, PRESETS, fit, fit_command, last_checkpoint
-from tests.real_data import fertility_panel  # part: lstm, regression
+from tests.real_data import write_named
 
 DDP = f"--config={PRESETS / 'cpu_ddp.yaml'}"
 B = 32
@@ -28,7 +28,18 @@ SETTINGS = {
         FLOAT64,
     ],  # part: cnn, multilabel
     "lstm": ["--model.net.dropout=0", FLOAT64],  # part: lstm
-    "lstm_forecast": [FLOAT64, f"--config={PRESETS.parent / 'lstm_forecast_intervals.yaml'}"],  # part: lstm, regression
+    "lstm_forecast": [
+        FLOAT64,
+        f"--config={PRESETS.parent / 'lstm_forecast_intervals.yaml'}",
+        # Many real series in one file (195 countries' fertility; each split and scaled on its own), written
+        # into each run's folder first (`write_named`): per-series windows must shard alike.
+        "--data.path=fertility.csv",
+        "--data.series_field=country",
+        "--data.missing=interpolate",
+        "--data.input_length=auto",
+        "--data.val_fraction=0.25",
+        "--data.test_fraction=0.25",
+    ],  # part: lstm, regression
     "gcn": [],  # part: gcn
     "gcn_regression": [],  # part: gcn, regression
     "gcn_link": [
@@ -40,18 +51,6 @@ SETTINGS = {
         "--data.sbm_nodes=400",
         "--data.sbm_communities=4",
     ],  # part: gcn
-}
-# Data written into the run's folder first: the forecaster on many real series in one file (195 countries'
-# fertility, one model, each series split and scaled on its own), so that per-series windows shard alike.
-FILES = {
-    "lstm_forecast": lambda folder: [
-        f"--data.path={fertility_panel(folder / 'fertility.csv')}",
-        "--data.series_field=country",
-        "--data.missing=interpolate",
-        "--data.input_length=auto",
-        "--data.val_fraction=0.25",
-        "--data.test_fraction=0.25",
-    ],  # part: lstm, regression
 }
 # The sums run in another order (two half batches, then an average), and in float32 Adam magnifies such
 # rounding where gradients are near 0 (its step is about ±lr whatever the gradient's size): the CNN's
@@ -67,10 +66,10 @@ TOLERANCE_FLOAT64 = {"rtol": 1e-9, "atol": 1e-11}
 @pytest.mark.slow
 @pytest.mark.parametrize("family", [*FAMILIES, *TASK_MODELS])
 def test_two_processes_with_batch_b_equal_one_process_with_batch_2b(tmp_path, family):
-    files = FILES.get(family, lambda folder: [])(tmp_path)
-    args = [*SETTINGS[family], *files, "--trainer.max_epochs=2"]
+    args = [*SETTINGS[family], "--trainer.max_epochs=2"]
     one, two = tmp_path / "one", tmp_path / "two"
     one.mkdir(), two.mkdir()
+    write_named(one, args), write_named(two, args)
     fit(family, one, *args, f"--data.batch_size={2 * B}")
     fit(family, two, *args, f"--data.batch_size={B}", DDP)
 

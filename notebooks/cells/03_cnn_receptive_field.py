@@ -51,6 +51,7 @@ rows = []
 for kind in ["standard", "grouped", "depthwise_separable"]:
     cli = build(
         "cnn",
+        "--model.net=project.nets.cnn.SimpleCNN",
         f"--model.net.conv={kind}",
         "--trainer.max_epochs=4",
         "--data.num_train=2000",

@@ -9,29 +9,30 @@ import torch
 from torch import nn
 
 from project.errors import ConfigError
+from project.nets.cnn import NormKind, make_norm
 from project.nets.init import init_weights
 
 log = logging.getLogger(__name__)
 
-StemKind = Literal["auto", "small", "standard"]
-STANDARD_STEM_FROM = 128  # `stem: auto` takes torchvision's 7×7 at stride 2 and a max-pool from this side up
+StemKind = Literal["auto", "small", "strided", "standard"]
+STRIDED_STEM_FROM, STANDARD_STEM_FROM = 64, 128  # the sides from which `stem: auto` halves once, then twice
 
 
 class BasicBlock(nn.Module):
     """Two 3×3 convolutions with BatchNorm, added to the input (through a 1×1 projection, `downsample`, where
     the stride or the width changes). torchvision's names: conv1, bn1, conv2, bn2, downsample.0 and .1."""
 
-    def __init__(self, in_channels: int, out_channels: int, stride: int = 1) -> None:
+    def __init__(self, in_channels: int, out_channels: int, stride: int = 1, norm: NormKind = "batch") -> None:
         super().__init__()
         self.conv1 = nn.Conv2d(in_channels, out_channels, 3, stride, padding=1, bias=False)
-        self.bn1 = nn.BatchNorm2d(out_channels)
+        self.bn1 = make_norm(out_channels, norm, 0.1)
         self.relu = nn.ReLU(inplace=True)
         self.conv2 = nn.Conv2d(out_channels, out_channels, 3, 1, padding=1, bias=False)
-        self.bn2 = nn.BatchNorm2d(out_channels)
+        self.bn2 = make_norm(out_channels, norm, 0.1)
         self.downsample: nn.Module | None = None
         if stride != 1 or in_channels != out_channels:
             self.downsample = nn.Sequential(
-                nn.Conv2d(in_channels, out_channels, 1, stride, bias=False), nn.BatchNorm2d(out_channels)
+                nn.Conv2d(in_channels, out_channels, 1, stride, bias=False), make_norm(out_channels, norm, 0.1)
             )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -49,8 +50,10 @@ class ResNet(nn.Module):
     as shallow as its stem (Goyal et al. 2017): deep stacks train from the first step.
 
     The stem follows the input: `small` is one 3×3 convolution at stride 1 (a 32 px image keeps its 32 px for
-    the first stage: the CIFAR ResNets); `standard` is torchvision's 7×7 at stride 2 and a 3×3 max-pool (a
-    224 px image reaches the first stage at 56 px); `auto` takes `standard` from `STANDARD_STEM_FROM` px up.
+    the first stage: the CIFAR ResNets); `strided` the same at stride 2 (96 px reach the first stage at 48);
+    `standard` is torchvision's 7×7 at stride 2 and a 3×3 max-pool (224 px reach it at 56). `auto` takes
+    `small` below 64 px, `strided` below 128 and `standard` from there: the first stage, the costliest, then
+    works at 32-64 px whatever the input, and the receptive field still covers it.
 
     With `widths: [64, 128, 256, 512]`, `stem: standard` and `blocks: [2, 2, 2, 2]` (ResNet-18) or
     `[3, 4, 6, 3]` (ResNet-34), every weight has torchvision's name and shape (conv1, bn1, layer1.0.conv1, ...,
@@ -64,6 +67,9 @@ class ResNet(nn.Module):
         stem: above.
         image_size: the input side, for `stem: auto`; linked from the DataModule.
         dropout: before the head.
+        norm: batch, or group (GroupNorm: statistics per sample, for DDP on CPUs, which have no SyncBatchNorm).
+        channels_last: weights and activations stored channel-last (NHWC), where the CPU's convolution
+            kernels are faster: each training step 0.66× as long at 32 px, 0.82× at 96 (benchmarks/README.md).
         weights: a state dict of torchvision's names (.pth / .pt, read with weights_only, or .safetensors).
     """
 
@@ -76,26 +82,31 @@ class ResNet(nn.Module):
         stem: StemKind = "auto",
         image_size: int = 32,
         dropout: float = 0.0,
+        norm: NormKind = "batch",
+        channels_last: bool = True,
         weights: str | None = None,
     ) -> None:
         super().__init__()
         if len(widths) != 4 or len(blocks) != 4 or min(blocks) < 1:
             raise ConfigError(f"ResNet takes four stages: widths {list(widths)} and blocks {list(blocks)} (each >= 1)")
-        if stem not in ("auto", "small", "standard"):
-            raise ConfigError(f"unknown stem {stem!r}: use auto, small or standard")
-        self.stem = stem if stem != "auto" else "standard" if image_size >= STANDARD_STEM_FROM else "small"
+        if stem not in ("auto", "small", "strided", "standard"):
+            raise ConfigError(f"unknown stem {stem!r}: use auto, small, strided or standard")
+        self.stem = stem if stem != "auto" else auto_stem(image_size)
         if self.stem == "standard":
             self.conv1 = nn.Conv2d(in_channels, widths[0], 7, 2, padding=3, bias=False)
             self.maxpool: nn.Module = nn.MaxPool2d(3, 2, padding=1)
         else:
-            self.conv1 = nn.Conv2d(in_channels, widths[0], 3, 1, padding=1, bias=False)
+            self.conv1 = nn.Conv2d(in_channels, widths[0], 3, 2 if self.stem == "strided" else 1, padding=1, bias=False)
             self.maxpool = nn.Identity()
-        self.bn1 = nn.BatchNorm2d(widths[0])
+        self.bn1 = make_norm(widths[0], norm, 0.1)
         self.relu = nn.ReLU(inplace=True)
         channels = widths[0]
         for stage, (width, count) in enumerate(zip(widths, blocks, strict=True), start=1):
             stride = 1 if stage == 1 else 2
-            layer = [BasicBlock(channels, width, stride), *(BasicBlock(width, width) for _ in range(count - 1))]
+            layer = [
+                BasicBlock(channels, width, stride, norm),
+                *(BasicBlock(width, width, 1, norm) for _ in range(count - 1)),
+            ]
             setattr(self, f"layer{stage}", nn.Sequential(*layer))
             channels = width
         self.avgpool = nn.AdaptiveAvgPool2d(1)
@@ -104,9 +115,12 @@ class ResNet(nn.Module):
         self.apply(init_weights)
         for module in self.modules():
             if isinstance(module, BasicBlock):
-                nn.init.zeros_(module.bn2.weight)  # each block starts as its shortcut
+                nn.init.zeros_(module.bn2.weight)  # each block starts as its shortcut (BatchNorm or GroupNorm)
         if weights is not None:
             load_torchvision_weights(self, weights)
+        self.channels_last = channels_last
+        if channels_last:
+            self.to(memory_format=torch.channels_last)
 
     @property
     def features(self) -> nn.Sequential:
@@ -116,13 +130,23 @@ class ResNet(nn.Module):
         return nn.Sequential(self.conv1, self.bn1, self.relu, self.maxpool, *stages, self.avgpool, nn.Flatten())
 
     @property
-    def head(self) -> nn.Linear:
-        return self.fc
+    def head(self) -> nn.Sequential:
+        """Dropout and the final linear layer (`fc`), as the other networks' heads, not registered either."""
+        return nn.Sequential(self.dropout, self.fc)
 
     def forward(self, images: torch.Tensor) -> torch.Tensor:
+        if self.channels_last:
+            images = images.contiguous(memory_format=torch.channels_last)
         x = self.maxpool(self.relu(self.bn1(self.conv1(images))))
         x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
         return self.fc(self.dropout(torch.flatten(self.avgpool(x), 1)))
+
+
+def auto_stem(image_size: int) -> StemKind:
+    """`stem: auto` for inputs of `image_size` px (above)."""
+    if image_size >= STANDARD_STEM_FROM:
+        return "standard"
+    return "strided" if image_size >= STRIDED_STEM_FROM else "small"
 
 
 def read_state_dict(path: str | Path) -> dict[str, torch.Tensor]:

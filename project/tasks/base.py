@@ -13,7 +13,7 @@ def rows_sum_to_one(output: torch.Tensor) -> bool:
     """Every row non-negative and summing to 1: the outputs of a softmax (the output checks of both label tasks)."""
     rows = output.detach().float()
     return bool((rows >= 0).all()) and torch.allclose(
-        rows.sum(dim=1), torch.ones(len(rows), device=rows.device), atol=1e-3
+        rows.sum(dim=1), torch.ones(len(rows), device=rows.device, dtype=rows.dtype), atol=1e-3
     )
 
 

@@ -117,7 +117,7 @@ class Multiclass(Task):
         if output.dim() != 2 or output.shape[1] < 2 or not output.is_floating_point():
             return None
         rows = output.detach().float()
-        ones = torch.ones(len(rows), device=rows.device)
+        ones = torch.ones(len(rows), device=rows.device, dtype=rows.dtype)  # not the default (float64 under 64-true)
         if rows_sum_to_one(rows):
             seen = "every row is non-negative and sums to 1 (a softmax)"
         elif (rows <= 0).all() and torch.allclose(rows.exp().sum(dim=1), ones, atol=1e-3):

@@ -10,6 +10,7 @@ from torch.utils.data import Dataset
 
 from project.data.images import ImageFolderDataModule, ShapesDataModule
 from project.data.images.shapes import SHAPES, generate_shapes
+from project.data.images.transforms import ImageTransform
 from project.data.sampling import EpochRandomSampler
 from project.errors import DataError
 
@@ -54,15 +55,45 @@ def test_augmentation_on_training_split_only(tmp_path):
     assert not all(torch.equal(train_views[0], v) for v in train_views[1:])
     assert all(torch.equal(val_views[0], v) for v in val_views[1:])
     assert val_views.mean().abs() < 1  # normalised around 0
-    # Each view is the image shifted by at most crop_padding pixels, maybe mirrored: the centre survives.
-    plain = dm.collate_for(train=False)([dm.train_set[0]])[0][0]
-    for view in train_views:
-        assert any(
-            torch.equal(v[:, 2:-2, 2:-2], plain[:, 2 + dy : 30 + dy, 2 + dx : 30 + dx])
-            for v in (view, view.flip(-1))
-            for dy in range(-2, 3)
-            for dx in range(-2, 3)
-        )
+
+
+def centroids(views: torch.Tensor) -> torch.Tensor:
+    """`[N, 2]`: each view's centre of brightness (row, column), in pixels."""
+    mass = views.sum(dim=1)  # [N, H, W]
+    rows, cols = torch.arange(mass.shape[1]).float(), torch.arange(mass.shape[2]).float()
+    total = mass.sum(dim=(1, 2))
+    return torch.stack([(mass.sum(2) * rows).sum(1) / total, (mass.sum(1) * cols).sum(1) / total], dim=1)
+
+
+def test_augmentation_moves_within_an_eighth_of_the_side_and_never_mirrors_by_default():
+    torch.manual_seed(0)
+    image = torch.zeros(1, 3, 32, 32, dtype=torch.uint8)
+    image[..., 14:18, 14:18] = 255  # a dot at the centre: a move is its centroid's move
+    plain = ImageTransform(mean=(0, 0, 0), std=(1, 1, 1), augment=True, scale=0.0)
+    moved = centroids(plain(image.expand(256, -1, -1, -1).clone())) - 15.5
+    assert moved.abs().max() <= 0.125 * 32 + 0.5  # 4 px at 32 px, with the bilinear's half pixel
+    assert moved.abs().max() > 2.5 and moved.std(dim=0).min() > 1  # and it does move, both ways
+
+    marked = torch.zeros(1, 3, 32, 32, dtype=torch.uint8)
+    marked[..., 8:24, 4:7] = 255  # a bar in the left quarter: a 2 or a 7 is not itself mirrored
+    default = ImageTransform(mean=(0, 0, 0), std=(1, 1, 1), augment=True)(marked.expand(256, -1, -1, -1).clone())
+    assert (centroids(default)[:, 1] < 16).all()
+    flipped = ImageTransform(mean=(0, 0, 0), std=(1, 1, 1), augment=True, flip=True)(
+        marked.expand(256, -1, -1, -1).clone()
+    )
+    assert 0.3 < (centroids(flipped)[:, 1] > 16).float().mean() < 0.7  # asked for: about half mirrored
+
+
+def test_augmentation_scales_within_its_bound():
+    torch.manual_seed(0)
+    image = torch.zeros(1, 1, 64, 64, dtype=torch.uint8)
+    image[..., 16:48, 16:48] = 255  # a square half the side: its area follows the zoom squared
+    views = ImageTransform(mean=(0,), std=(1,), augment=True, translate=0.0, scale=0.1)(
+        image.expand(256, -1, -1, -1).clone()
+    )
+    area = views.sum(dim=(1, 2, 3)) / (32 * 32)
+    assert area.min() >= 0.9**2 - 0.02 and area.max() <= 1.1**2 + 0.02
+    assert area.min() < 0.9 and area.max() > 1.1  # both ways
 
 
 def test_loaders_shuffle_and_drop_last_for_training_only(tmp_path):

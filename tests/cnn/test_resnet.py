@@ -82,7 +82,9 @@ def test_a_weights_file_loads_whole_or_with_a_new_head_for_other_classes(tmp_pat
 
     from safetensors.torch import save_file
 
-    save_file(trained.state_dict(), str(tmp_path / "resnet18.safetensors"))
+    save_file(
+        {name: t.contiguous() for name, t in trained.state_dict().items()}, str(tmp_path / "resnet18.safetensors")
+    )
     wrapped = tmp_path / "wrapped.pt"
     torch.save({"state_dict": trained.state_dict(), "epoch": 90}, wrapped)
     for other in (tmp_path / "resnet18.safetensors", wrapped):
@@ -135,7 +137,9 @@ def test_the_receptive_field_follows_the_main_path_not_the_shortcuts():
     assert receptive_field(ResNet(1000, **RESNET18)) == 435
     small = ResNet(10, widths=(16, 32, 64, 128), blocks=(1, 1, 1, 1), image_size=32)
     assert small.stem == "small" and receptive_field(small) == 49
-    assert ResNet(10, image_size=128).stem == "standard" and ResNet(10, image_size=127).stem == "small"
+    stems = {size: ResNet(10, image_size=size).stem for size in (63, 64, 127, 128)}
+    assert stems == {63: "small", 64: "strided", 127: "strided", 128: "standard"}
+    assert receptive_field(ResNet(10, widths=(16, 32, 64, 128), image_size=96)) == 95  # covers 96 px
 
 
 def test_a_frozen_backbone_keeps_its_batchnorm_in_eval_mode_and_its_statistics():

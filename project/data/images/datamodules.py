@@ -16,8 +16,8 @@ from project.files import write_atomically
 class ImageDataModule(BaseDataModule):
     """What the image DataModules share: training batches augmented, except under `overfit_batches`.
 
-    `--trainer.overfit_batches N` (presets/overfit.yaml) means N fixed batches to memorise; random crops
-    and flips would make them new batches every epoch, so they are left out there.
+    `--trainer.overfit_batches N` (presets/overfit.yaml) means N fixed batches to memorise; random moves
+    would make them new batches every epoch, so they are left out there.
     """
 
     def __init__(
@@ -27,9 +27,13 @@ class ImageDataModule(BaseDataModule):
         augment: bool,
         mean: tuple[float, float, float] = (0.5, 0.5, 0.5),
         std: tuple[float, float, float] = (0.5, 0.5, 0.5),
+        translate: float = 0.125,
+        scale: float = 0.1,
+        flip: bool = False,
     ) -> None:
         super().__init__(batch_size=batch_size, num_workers=num_workers)
-        self.train_collate = ImageCollate(ImageTransform(mean, std, augment=augment))
+        moves = {"translate": translate, "scale": scale, "flip": flip}
+        self.train_collate = ImageCollate(ImageTransform(mean, std, augment=augment, **moves))
         self.eval_collate = ImageCollate(ImageTransform(mean, std))
 
     def collate_for(self, train: bool) -> ImageCollate:
@@ -43,7 +47,8 @@ class ShapesDataModule(ImageDataModule):
     Args:
         data_dir: where the cache file goes; generated again only when the settings change.
         num_train, num_val, num_test: split sizes, drawn from one generated set.
-        augment: random crop and flip on the training split only.
+        augment, translate, scale, flip: training images moved by up to `translate` of the side, scaled within
+            1 ± `scale`, mirrored only with `flip` (`ImageTransform`, which says why); never validation's.
     """
 
     def __init__(
@@ -56,10 +61,15 @@ class ShapesDataModule(ImageDataModule):
         noise: float = 0.1,
         seed: int = 0,
         augment: bool = True,
+        translate: float = 0.125,
+        scale: float = 0.1,
+        flip: bool = False,
         batch_size: int = 64,
         num_workers: int = 0,
     ) -> None:
-        super().__init__(batch_size=batch_size, num_workers=num_workers, augment=augment)
+        super().__init__(
+            batch_size=batch_size, num_workers=num_workers, augment=augment, translate=translate, scale=scale, flip=flip
+        )
         self.save_hyperparameters()
         self.data_dir = Path(data_dir)
         self.sizes = (num_train, num_val, num_test)
@@ -109,6 +119,8 @@ class ImageFolderDataModule(ImageDataModule):
         val_root, test_root: optional folders with the same class names.
         val_fraction: share of `root` held out for validation when `val_root` is not given.
         mean, std: per-channel normalisation of images scaled to [0, 1].
+        augment, translate, scale, flip: as `ShapesDataModule`. Turn `flip` on for natural photos (animals,
+            scenes), where a mirrored image is the same class; never for digits, letters or text.
     """
 
     def __init__(
@@ -122,10 +134,14 @@ class ImageFolderDataModule(ImageDataModule):
         mean: tuple[float, float, float] = (0.5, 0.5, 0.5),
         std: tuple[float, float, float] = (0.5, 0.5, 0.5),
         augment: bool = True,
+        translate: float = 0.125,
+        scale: float = 0.1,
+        flip: bool = False,
         batch_size: int = 64,
         num_workers: int = 0,
     ) -> None:
-        super().__init__(batch_size=batch_size, num_workers=num_workers, augment=augment, mean=mean, std=std)
+        moves = {"translate": translate, "scale": scale, "flip": flip}
+        super().__init__(batch_size=batch_size, num_workers=num_workers, augment=augment, mean=mean, std=std, **moves)
         self.save_hyperparameters()
         self.roots = (root, val_root, test_root)
         self.val_fraction, self.seed, self.image_size = val_fraction, seed, image_size

@@ -37,12 +37,16 @@ class ShapeSetsDataModule(ShapesDataModule):
         max_shapes: int = 3,
         seed: int = 0,
         augment: bool = True,
+        translate: float = 0.125,
+        scale: float = 0.1,
+        flip: bool = False,
         batch_size: int = 64,
         num_workers: int = 0,
     ) -> None:
         super().__init__(
             data_dir=data_dir, num_train=num_train, num_val=num_val, num_test=num_test, image_size=image_size,
-            noise=noise, seed=seed, augment=augment, batch_size=batch_size, num_workers=num_workers,
+            noise=noise, seed=seed, augment=augment, translate=translate, scale=scale, flip=flip,
+            batch_size=batch_size, num_workers=num_workers,
         )  # fmt: skip
         self.save_hyperparameters()
         if not 1 <= max_shapes <= 4:
@@ -76,7 +80,7 @@ class ImageLabelsDataModule(ImageDataModule):
         filename_field, labels_field: the CSV's column names.
         val_csv, test_csv: their own files; by default validation is a seeded `val_fraction` of `labels_csv`,
             and the test split is the validation split.
-        image_size, mean, std, augment: as `ImageFolderDataModule`.
+        image_size, mean, std, augment, translate, scale, flip: as `ImageFolderDataModule`.
     """
 
     folds_refused = "its label statistics are read from the training samples; repeat it over seeds instead"
@@ -97,10 +101,14 @@ class ImageLabelsDataModule(ImageDataModule):
         mean: tuple[float, float, float] = (0.5, 0.5, 0.5),
         std: tuple[float, float, float] = (0.5, 0.5, 0.5),
         augment: bool = True,
+        translate: float = 0.125,
+        scale: float = 0.1,
+        flip: bool = False,
         batch_size: int = 64,
         num_workers: int = 0,
     ) -> None:
-        super().__init__(batch_size=batch_size, num_workers=num_workers, augment=augment, mean=mean, std=std)
+        moves = {"translate": translate, "scale": scale, "flip": flip}
+        super().__init__(batch_size=batch_size, num_workers=num_workers, augment=augment, mean=mean, std=std, **moves)
         self.save_hyperparameters()
         self.root = Path(root)
         if not self.root.is_dir():
