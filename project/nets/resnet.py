@@ -69,7 +69,7 @@ class ResNet(nn.Module):
         dropout: before the head.
         norm: batch, or group (GroupNorm: statistics per sample, for DDP on CPUs, which have no SyncBatchNorm).
         channels_last: weights and activations stored channel-last (NHWC), where the CPU's convolution
-            kernels are faster: each training step 0.66× as long at 32 px, 0.82× at 96 (benchmarks/README.md).
+            kernels are faster (benchmarks/image_nets.py; the figures in benchmarks/README.md).
         weights: a state dict of torchvision's names (.pth / .pt, read with weights_only, or .safetensors).
     """
 
@@ -77,7 +77,7 @@ class ResNet(nn.Module):
         self,
         num_outputs: int,
         in_channels: int = 3,
-        widths: tuple[int, ...] = (32, 64, 128, 256),
+        widths: tuple[int, ...] = (16, 32, 64, 128),
         blocks: tuple[int, ...] = (1, 1, 1, 1),
         stem: StemKind = "auto",
         image_size: int = 32,
