@@ -119,10 +119,11 @@ class ForecastModel(TaskModule):
 
     def score_beside(self, batch: Any, output: torch.Tensor, scored: torch.Tensor, stage: str) -> None:
         inputs, _, target, baselines, series = batch
+        interval = self.task.interval(output) if self.quantiles else None
         if stage == "val" and self.shown is None:
-            self.shown = self._windows_to_show(inputs, target, baselines, output)
-        if self.quantiles:
-            low, high = self.task.interval(output)
+            self.shown = self._windows_to_show(inputs, target, baselines, scored, interval)
+        if interval is not None:
+            low, high = interval
             inside = ((low <= target) & (target <= high)).float()
             (self.val_coverage if stage == "val" else self.test_coverage).update(inside.mean(dim=1), len(inside))
         metrics = self.val_baselines if stage == "val" else self.test_baselines
@@ -132,7 +133,12 @@ class ForecastModel(TaskModule):
         scaled.update(torch.cat([scored.unsqueeze(1), baselines], dim=1), target, series)
 
     def _windows_to_show(
-        self, inputs: torch.Tensor, target: torch.Tensor, baselines: torch.Tensor, output: torch.Tensor
+        self,
+        inputs: torch.Tensor,
+        target: torch.Tensor,
+        baselines: torch.Tensor,
+        scored: torch.Tensor,
+        interval: tuple[torch.Tensor, torch.Tensor] | None,
     ) -> tuple[torch.Tensor, ...]:
         """`SHOWN` windows of the batch, its first and last among them, of the first value: inputs `[k, L]`, truth,
         forecast, drift (and interval) `[k, H]` (consecutive windows overlap all but a step: spread, they differ)."""
@@ -143,10 +149,10 @@ class ForecastModel(TaskModule):
             return flat[rows].reshape(len(rows), -1, values)[..., 0].detach().float().cpu()
 
         history = inputs[rows, :, 0].detach().float().cpu()
-        shown = [history, first_value(target), first_value(self.task.scored(output))]
+        shown = [history, first_value(target), first_value(scored)]
         shown.append(first_value(baselines[:, BASELINES.index("seasonal_drift")]))
-        if self.quantiles:
-            shown += [first_value(bound) for bound in self.task.interval(output)]
+        if interval is not None:
+            shown += [first_value(bound) for bound in interval]
         return tuple(shown)
 
     def on_validation_epoch_end(self) -> None:

@@ -9,7 +9,7 @@ from torch.utils.data import TensorDataset
 from project.data.base import BaseDataModule, ensure_writable_dir, seeded_split
 from project.data.images.folder import ImageFolderDataset, scan_image_folder
 from project.data.images.shapes import SHAPES, generate_shapes
-from project.data.images.transforms import ImageCollate, ImageTransform
+from project.data.images.transforms import SCALE, TRANSLATE, ImageCollate, ImageTransform
 from project.files import write_atomically
 
 
@@ -27,8 +27,8 @@ class ImageDataModule(BaseDataModule):
         augment: bool,
         mean: tuple[float, float, float] = (0.5, 0.5, 0.5),
         std: tuple[float, float, float] = (0.5, 0.5, 0.5),
-        translate: float = 0.125,
-        scale: float = 0.1,
+        translate: float = TRANSLATE,
+        scale: float = SCALE,
         flip: bool = False,
     ) -> None:
         super().__init__(batch_size=batch_size, num_workers=num_workers)
@@ -61,8 +61,8 @@ class ShapesDataModule(ImageDataModule):
         noise: float = 0.1,
         seed: int = 0,
         augment: bool = True,
-        translate: float = 0.125,
-        scale: float = 0.1,
+        translate: float = TRANSLATE,
+        scale: float = SCALE,
         flip: bool = False,
         batch_size: int = 64,
         num_workers: int = 0,
@@ -134,8 +134,8 @@ class ImageFolderDataModule(ImageDataModule):
         mean: tuple[float, float, float] = (0.5, 0.5, 0.5),
         std: tuple[float, float, float] = (0.5, 0.5, 0.5),
         augment: bool = True,
-        translate: float = 0.125,
-        scale: float = 0.1,
+        translate: float = TRANSLATE,
+        scale: float = SCALE,
         flip: bool = False,
         batch_size: int = 64,
         num_workers: int = 0,

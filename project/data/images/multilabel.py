@@ -10,6 +10,7 @@ from project.data.base import seeded_split
 from project.data.images.datamodules import ImageDataModule, ShapesDataModule
 from project.data.images.folder import IMAGE_SUFFIXES, ImageFolderDataset, Sample
 from project.data.images.shapes import generate_shape_sets
+from project.data.images.transforms import SCALE, TRANSLATE
 from project.errors import DataError, MissingDataError
 
 
@@ -37,8 +38,8 @@ class ShapeSetsDataModule(ShapesDataModule):
         max_shapes: int = 3,
         seed: int = 0,
         augment: bool = True,
-        translate: float = 0.125,
-        scale: float = 0.1,
+        translate: float = TRANSLATE,
+        scale: float = SCALE,
         flip: bool = False,
         batch_size: int = 64,
         num_workers: int = 0,
@@ -101,8 +102,8 @@ class ImageLabelsDataModule(ImageDataModule):
         mean: tuple[float, float, float] = (0.5, 0.5, 0.5),
         std: tuple[float, float, float] = (0.5, 0.5, 0.5),
         augment: bool = True,
-        translate: float = 0.125,
-        scale: float = 0.1,
+        translate: float = TRANSLATE,
+        scale: float = SCALE,
         flip: bool = False,
         batch_size: int = 64,
         num_workers: int = 0,
