@@ -106,6 +106,77 @@ def test_freeze_features_trains_the_head_only(build_small):
     assert any(not torch.equal(v, head_before[k]) for k, v in net.head.state_dict().items())
 
 
+class FeaturesPerEpoch(L.Callback):
+    """Per epoch: whether the features' BatchNorm and Dropout trained and had gradients, and their state after it."""
+
+    def __init__(self) -> None:
+        self.training, self.grads, self.after = [], [], []
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx):
+        if batch_idx == 0:
+            features = pl_module.net.features
+            self.training.append(any(m.training for m in features.modules() if m is not features))
+            self.grads.append(all(p.requires_grad for p in features.parameters()))
+
+    def on_train_epoch_end(self, trainer, pl_module):
+        self.after.append({k: v.clone() for k, v in pl_module.net.features.state_dict().items()})
+
+
+def test_gradual_unfreezing_trains_the_features_from_their_epoch_at_their_rate(build_small):
+    cli = build_small(
+        "--model.init_args.freeze_features=true",
+        "--model.init_args.unfreeze_at_epoch=1",
+        "--model.init_args.features_lr=0.1",
+        "--trainer.max_epochs=2",
+        "--early_stopping.stopping_threshold=null",
+    )
+    before = {k: v.clone() for k, v in cli.model.net.features.state_dict().items()}
+    seen = FeaturesPerEpoch()
+    cli.trainer.callbacks.append(seen)
+    cli.trainer.fit(cli.model, cli.datamodule)
+
+    head, features = cli.trainer.optimizers[0].param_groups
+    assert {id(p) for p in features["params"]} == {id(p) for p in cli.model.net.features.parameters()}
+    assert features["initial_lr"] == pytest.approx(0.1 * head["initial_lr"])
+    assert seen.training == [False, True] and seen.grads == [False, True]
+    for name, value in seen.after[0].items():  # BatchNorm's running statistics too
+        assert torch.equal(value, before[name]), f"{name} moved while frozen"
+    assert any(not torch.equal(v, seen.after[0][k]) for k, v in seen.after[1].items() if v.is_floating_point())
+
+
+def test_unfreezing_needs_a_frozen_start(build_small):
+    with pytest.raises(ValueError, match="set --model.freeze_features true too"):
+        build_small("--model.init_args.unfreeze_at_epoch=1")
+
+
+def test_init_from_starts_from_another_run_and_a_resumed_run_does_not_read_it(fitted, build_small, tmp_path):
+    source = fitted.trainer.checkpoint_callback.last_model_path
+    saved = torch.load(source, map_location="cpu", weights_only=True)["state_dict"]
+    cli = build_small(
+        f"--model.init_args.init_from={source}",
+        "--model.init_args.freeze_features=true",
+        "--trainer.max_steps=2",
+        f"--trainer.logger.init_args.save_dir={tmp_path / 'logs'}",
+    )
+    net = cli.model.net
+    in_features = {id(t) for t in net.features.state_dict(keep_vars=True).values()}
+    features = [name for name, t in net.state_dict(keep_vars=True).items() if id(t) in in_features]
+    assert any(not torch.equal(net.state_dict()[name], saved[f"net.{name}"]) for name in features)
+    cli.trainer.fit(cli.model, cli.datamodule)
+    for name in features:  # frozen: still the source's weights
+        assert torch.equal(net.state_dict()[name], saved[f"net.{name}"]), name
+
+    # Resuming restores the run's own weights; the file it started from may be gone by then.
+    resumed = build_small(
+        f"--model.init_args.init_from={tmp_path / 'gone.ckpt'}",
+        "--model.init_args.freeze_features=true",
+        "--trainer.max_steps=3",
+        f"--trainer.logger.init_args.save_dir={tmp_path / 'logs'}",
+    )
+    resumed.trainer.fit(resumed.model, resumed.datamodule, ckpt_path=cli.trainer.checkpoint_callback.last_model_path)
+    assert resumed.trainer.global_step == 3
+
+
 def test_a_finite_run_is_needed_for_the_schedule(build_small):
     cli = build_small("--trainer.max_epochs=-1")
     with pytest.raises(ValueError, match="finite run"):

@@ -6,18 +6,15 @@ either the old one or the new one. Loading goes through `read_checkpoint`, which
 unsafe file instead of failing deep inside unpickling.
 """
 
-import pickle
-import re
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import torch
 from lightning.fabric.plugins.io.torch_io import TorchCheckpointIO
 
 from project.errors import CheckpointError
-from project.files import write_atomically
+from project.files import UnsafePickle, load_plain_data, write_atomically
 
 
 class AtomicCheckpointIO(TorchCheckpointIO):
@@ -58,14 +55,12 @@ def check_complete(path: str | Path) -> Path:
 
 
 def read_checkpoint(path: str | Path, map_location: Any = "cpu", mmap: bool = False) -> dict[str, Any]:
-    """`torch.load(path, weights_only=True)`: tensors, numbers, strings and containers, never code."""
+    """`torch.load(path, weights_only=True)` of a whole file: tensors, numbers, strings and containers, never code."""
     path = check_complete(path)
     try:
-        return torch.load(path, map_location=map_location, weights_only=True, mmap=mmap)
-    except pickle.UnpicklingError as err:
-        # torch's message goes on to advise weights_only=False, the one thing not to do: name the object only.
-        found = re.search(r"Unsupported global: GLOBAL (\S+)|Unsupported operand \d+", str(err))
-        culprit = f" ({found.group(1) or found.group(0)})" if found else ""
+        return load_plain_data(path, map_location=map_location, mmap=mmap)
+    except UnsafePickle as unsafe:
+        culprit = f" ({unsafe.culprit})" if unsafe.culprit else ""
         raise CheckpointError(
             f"refused to load {path}: it holds Python objects other than plain data{culprit}, and unpickling them "
             "could run code. Load only checkpoints you trust; a project's own checkpoints never need this. "

@@ -35,6 +35,11 @@ class DataOffers:
         label weights) and the targets check reads; None: not offered."""
         return None
 
+    def statistics_batches(self, samples: int) -> Any:
+        """Batches of about `samples` training inputs, the same ones every time and without augmentation, for
+        recomputing BatchNorm's statistics (project/nets/batchnorm.py); None: not offered."""
+        return None
+
     def split_overlap(self) -> str | None:
         """With `split_check = "own"`: what the splits share that they must not, in a line; None: nothing."""
         return None

@@ -8,11 +8,13 @@ from typing import Any, ClassVar
 import lightning.pytorch as L
 import torch
 from lightning.pytorch.cli import OptimizerCallable
+from lightning.pytorch.utilities import rank_zero_info
 from torch import nn
 from torch.optim import Optimizer
 from torch.optim.lr_scheduler import LRScheduler
 from torchmetrics import MaxMetric, Metric, MetricCollection, MinMetric
 
+from project.checkpoints.io import read_checkpoint
 from project.compat import instantiated_by_cli, logs_this_step
 from project.data.offers import offers
 from project.errors import CheckpointError, ConfigError
@@ -38,6 +40,13 @@ class TaskModule(L.LightningModule, ABC):
         scheduler: called as `scheduler(optimizer, total_steps)` and stepped every optimizer step.
         freeze_features: train the head only (fine-tuning). Frozen BatchNorm layers stay in eval
             mode, so their running statistics are not overwritten by the new data either.
+        init_from: a checkpoint of another run whose network's weights this one starts from (transfer): every
+            weight before the head must match by name and shape; the head is taken where its shape matches
+            (the same number of outputs) and starts anew where it does not. A resumed run does not read it.
+        unfreeze_at_epoch: with freeze_features, the epoch from which the features train too (gradual
+            unfreezing: the new head settles first, so its early gradients do not scramble what was learnt).
+        features_lr: the features' learning rate as a share of the optimizer's (0.1: the pretrained part moves
+            ten times slower than the new head); the schedule scales both alike.
         compile_net: compile the network with `torch.compile` (in place: checkpoints keep their
             keys). Off by default: on the CPU only the CNN gained (benchmarks/compile.py).
     """
@@ -58,8 +67,18 @@ class TaskModule(L.LightningModule, ABC):
         scheduler: SchedulerCallable | None = None,
         freeze_features: bool = False,
         compile_net: bool = False,
+        init_from: str | None = None,
+        unfreeze_at_epoch: int | None = None,
+        features_lr: float = 1.0,
     ) -> None:
         super().__init__()
+        if unfreeze_at_epoch is not None and (not freeze_features or unfreeze_at_epoch < 1):
+            raise ConfigError(
+                f"unfreeze_at_epoch {unfreeze_at_epoch} unfreezes what freeze_features froze: set "
+                "--model.freeze_features true too, and an epoch >= 1"
+            )
+        if features_lr <= 0:
+            raise ConfigError(f"features_lr is a share of the optimizer's learning rate, > 0: got {features_lr}")
         # Under LightningCLI this records the config (class paths), not the objects, so
         # `load_from_checkpoint(path)` alone rebuilds the network. Built in code, the objects are left
         # out: a class or a function in the checkpoint would make it unloadable with weights_only=True.
@@ -69,13 +88,14 @@ class TaskModule(L.LightningModule, ABC):
         self.task.bind(num_outputs)
         self.optimizer = optimizer
         self.scheduler = scheduler
-        self.freeze_features = freeze_features
+        self.init_from = init_from
+        self.unfreeze_at_epoch = unfreeze_at_epoch
+        self.features_lr = features_lr
         if compile_net:
             self.net.compile()
+        self.features_frozen = False
         if freeze_features:
-            self.net.features.requires_grad_(False)
-            # Lightning keeps each submodule's mode across its loops, so setting it once holds.
-            self.net.features.eval()
+            self.freeze_net_features(True)
 
         metrics = self.task.metrics()
         self.train_metrics = self.task.train_metrics().clone(prefix="train/")
@@ -117,10 +137,22 @@ class TaskModule(L.LightningModule, ABC):
 
     def train(self, mode: bool = True) -> "TaskModule":
         super().train(mode)
-        if self.freeze_features:
+        if self.features_frozen:
             # A caller's model.train() must not wake the frozen part's BatchNorm and Dropout.
             self.net.features.eval()
         return self
+
+    def freeze_net_features(self, frozen: bool) -> None:
+        """Freeze the network's features (no gradients; BatchNorm and Dropout in eval mode) or let them train.
+        Lightning keeps each submodule's mode across its loops, so setting it once holds."""
+        self.features_frozen = frozen
+        self.net.features.requires_grad_(not frozen)
+        self.net.features.train(self.training and not frozen)
+
+    def on_fit_start(self) -> None:
+        # Here, not in setup(): only now does the trainer know whether this run resumes (its own weights win).
+        if self.init_from is not None and self.trainer.ckpt_path is None:
+            load_net_weights(self.net, self.init_from)
 
     def setup(self, stage: str) -> None:
         # What the task learns from the training targets (standardisation, label weights), before the first
@@ -141,6 +173,13 @@ class TaskModule(L.LightningModule, ABC):
 
     def on_train_epoch_start(self) -> None:
         self.task.prepare_metrics(self.train_metrics)
+        # `>=`, not `==`: a run resumed after the epoch still trains its features.
+        if self.features_frozen and self.unfreeze_at_epoch is not None and self.current_epoch >= self.unfreeze_at_epoch:
+            self.freeze_net_features(False)
+            rank_zero_info(
+                f"epoch {self.current_epoch}: the features train from now on, at {self.features_lr:g}x the head's "
+                "learning rate"
+            )
 
     def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None:
         # `load_from_checkpoint` builds the network outside the CLI; keep its config in hparams anyway,
@@ -257,7 +296,16 @@ class TaskModule(L.LightningModule, ABC):
         return None
 
     def configure_optimizers(self) -> Any:
-        optimizer = self.optimizer([p for p in self.parameters() if p.requires_grad])
+        # Trainable parameters only, except features that unfreeze later: they are in the optimizer from the
+        # start (in their own group, at features_lr), and until then have no gradient, which it skips.
+        later = self.unfreeze_at_epoch is not None
+        features = {id(p) for p in self.net.features.parameters()} if later or self.features_lr != 1.0 else set()
+        groups = [{"params": [p for p in self.parameters() if p.requires_grad and id(p) not in features]}]
+        if features:
+            groups.append({"params": [p for p in self.net.features.parameters() if p.requires_grad or later]})
+        optimizer = self.optimizer([group for group in groups if group["params"]])
+        if len(optimizer.param_groups) == 2:
+            optimizer.param_groups[1]["lr"] *= self.features_lr
         if self.scheduler is None:
             return optimizer
         total_steps = self.trainer.estimated_stepping_batches
@@ -284,3 +332,24 @@ def weights_mismatch(saved: dict[str, torch.Tensor], own: dict[str, torch.Tensor
     if shapes:
         problems.append("; ".join(shapes[:3]))
     return ", and ".join(problems) or None
+
+
+def load_net_weights(net: nn.Module, path: str) -> None:
+    """`net`'s weights from another run's checkpoint (`init_from`): every weight before the head must fit by name
+    and shape; the head is taken where its shape fits and starts anew where it does not (other classes)."""
+    saved = {name[4:]: t for name, t in read_checkpoint(path)["state_dict"].items() if name.startswith("net.")}
+    own = net.state_dict()
+    in_head = {id(t) for t in [*net.head.parameters(), *net.head.buffers()]}
+    head = {name for name, t in [*net.named_parameters(), *net.named_buffers()] if id(t) in in_head}
+    features = {name: t for name, t in saved.items() if name not in head}
+    if problem := weights_mismatch(features, {name: t for name, t in own.items() if name not in head}):
+        raise CheckpointError(
+            f"--model.init_from {path}: its network does not fit this one before the head: {problem}. Start from a "
+            "run of the same network (the same class and sizes); only the head may differ"
+        )
+    new_head = any(name not in saved or saved[name].shape != own[name].shape for name in head)
+    net.load_state_dict(features if new_head else saved, strict=not new_head)
+    rank_zero_info(
+        f"started from {path}: {len(features)} weights of the features"
+        + (", and a new head (its outputs differ)" if new_head else ", and its head (the same outputs)")
+    )

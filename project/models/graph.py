@@ -102,8 +102,22 @@ class LinkModel(TaskModule):
         scheduler: SchedulerCallable | None = None,
         freeze_features: bool = False,
         compile_net: bool = False,
+        init_from: str | None = None,
+        unfreeze_at_epoch: int | None = None,
+        features_lr: float = 1.0,
     ) -> None:
-        super().__init__(net, num_outputs, task, optimizer, scheduler, freeze_features, compile_net)
+        super().__init__(
+            net,
+            num_outputs,
+            task,
+            optimizer,
+            scheduler,
+            freeze_features,
+            compile_net,
+            init_from,
+            unfreeze_at_epoch,
+            features_lr,
+        )
 
     def setup(self, stage: str) -> None:
         super().setup(stage)

@@ -16,7 +16,7 @@ def test_print_config_resolves_presets_and_overrides(capsys):
     with pytest.raises(SystemExit):
         main(["--model", "cnn", "--config", debug, "--seed_everything", "7", "--print_config"], subcommand="fit")
     out = capsys.readouterr().out
-    assert "class_path: project.nets.cnn.SimpleCNN" in out
+    assert "class_path: project.nets.resnet.ResNet" in out
     assert "fast_dev_run: true" in out
     assert "seed_everything: 7" in out
 

@@ -37,3 +37,36 @@ def test_compiled_network_keeps_its_checkpoint_keys_and_outputs():
     images = torch.randn(8, 3, 32, 32)
     with torch.no_grad():
         torch.testing.assert_close(compiled(images), eager(images), atol=1e-5, rtol=1e-5)
+
+
+def test_each_validation_reads_batchnorm_statistics_of_the_current_weights(build_cnn):
+    from project.nets.batchnorm import recompute_statistics, trained_batchnorms
+
+    cli = build_cnn(
+        "--trainer.max_epochs=2", "--model.batchnorm_images=200", "--early_stopping.stopping_threshold=null"
+    )
+    cli.trainer.fit(cli.model, cli.datamodule)
+    net = cli.model.net
+    kept = {name: t.clone() for name, t in net.state_dict().items() if "running" in name}
+    assert kept
+
+    # The same statistics recomputed by hand after the fit: the last validation saw these, not running averages.
+    images = [x for x, _ in cli.datamodule.statistics_batches(200)]
+    assert sum(len(x) for x in images) == 200
+    recompute_statistics(trained_batchnorms(net), net, images)
+    for name, value in net.state_dict().items():
+        if "running" in name:
+            torch.testing.assert_close(value, kept[name], atol=1e-5, rtol=1e-5)
+
+    # and they differ from PyTorch's running averages, which a fit without the recomputation keeps
+    plain = build_cnn(
+        "--trainer.max_epochs=2", "--model.batchnorm_images=0", "--early_stopping.stopping_threshold=null"
+    )
+    plain.trainer.fit(plain.model, plain.datamodule)
+    averaged = {name: t.clone() for name, t in plain.model.net.state_dict().items()}
+    recompute_statistics(trained_batchnorms(plain.model.net), plain.model.net, images)
+    assert any(
+        not torch.allclose(averaged[n], t, atol=1e-3)
+        for n, t in plain.model.net.state_dict().items()
+        if "running_var" in n
+    )

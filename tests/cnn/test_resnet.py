@@ -1,6 +1,7 @@
 """The residual network: torchvision's ResNet-18 and -34 names and shapes, their weights files loaded (checked
 name by name, the head new for other classes, pickles of anything else refused), blocks that start as the
-identity, the receptive field along the main path, and a frozen backbone whose BatchNorm stays in eval mode."""
+identity, the receptive field along the main path, a frozen backbone whose BatchNorm stays in eval mode, and
+another run's weights as the start (`init_from`)."""
 
 import pickle
 
@@ -8,7 +9,8 @@ import pytest
 import torch
 from torch import nn
 
-from project.errors import ConfigError
+from project.errors import CheckpointError, ConfigError
+from project.models.base import load_net_weights
 from project.models.image import ImageModel
 from project.nets.receptive_field import receptive_field
 from project.nets.resnet import BasicBlock, ResNet
@@ -118,8 +120,11 @@ class Payload:
 def test_a_pickle_of_anything_but_tensors_is_refused_and_never_run(tmp_path, capsys):
     path = tmp_path / "crafted.pth"
     path.write_bytes(pickle.dumps({"conv1.weight": Payload()}, protocol=2))
-    with pytest.raises(ConfigError, match=r"crafted.pth: not a file of tensors that loads with weights_only"):
-        ResNet(10, weights=str(path))
+    saved = tmp_path / "saved.pth"
+    torch.save({"conv1.weight": Payload()}, saved)  # a zip archive, as torch writes them
+    for crafted in (path, saved):
+        with pytest.raises(ConfigError, match=rf"{crafted.name}: refused, it holds Python objects other than tensors"):
+            ResNet(10, weights=str(crafted))
     assert "this ran" not in capsys.readouterr().out
 
 
@@ -154,3 +159,41 @@ def test_a_frozen_backbone_keeps_its_batchnorm_in_eval_mode_and_its_statistics()
     assert model.net.fc.weight.grad is not None
     after = model.net.state_dict()
     assert all(torch.equal(before[name], after[name]) for name in before)  # running statistics unmoved
+
+
+def run_checkpoint(net: nn.Module, path) -> str:
+    """A checkpoint as a run of `net` leaves it: the LightningModule's weights, the network's under `net.`."""
+    torch.save({"state_dict": {f"net.{name}": t for name, t in net.state_dict().items()}}, path)
+    return str(path)
+
+
+def shuffled(net: nn.Module) -> nn.Module:
+    """`net` with every weight and statistic drawn at random: nothing a fresh network could equal by chance."""
+    with torch.no_grad():
+        for t in net.state_dict().values():
+            t.copy_(torch.randint_like(t, 1, 100) if not t.is_floating_point() else torch.randn_like(t))
+    return net
+
+
+def test_init_from_takes_the_features_and_a_new_head_for_other_classes(tmp_path):
+    small = {"widths": (8, 16, 16, 16)}
+    source = shuffled(ResNet(10, **small))
+    target = ResNet(4, **small)
+    fresh_head = {name: t.clone() for name, t in target.fc.state_dict().items()}
+    load_net_weights(target, run_checkpoint(source, tmp_path / "ten.ckpt"))
+    for name, value in target.state_dict().items():
+        if name.startswith("fc."):
+            assert torch.equal(value, fresh_head[name[3:]])  # 4 classes, not 10: the head starts anew
+        else:
+            assert torch.equal(value, source.state_dict()[name]), name
+
+    same = ResNet(10, **small)  # the same outputs: the head is taken too
+    load_net_weights(same, run_checkpoint(source, tmp_path / "ten.ckpt"))
+    assert all(torch.equal(v, source.state_dict()[k]) for k, v in same.state_dict().items())
+
+
+def test_init_from_refuses_another_network_before_the_head(tmp_path):
+    path = run_checkpoint(ResNet(10, widths=(8, 16, 16, 16)), tmp_path / "narrow.ckpt")
+    with pytest.raises(CheckpointError, match=r"narrow.ckpt: its network does not fit this one before the head: .*"
+                       r"conv1.weight is \(8, 3, 3, 3\) in the checkpoint, \(16, 3, 3, 3\) here"):  # fmt: skip
+        load_net_weights(ResNet(10), path)

@@ -4,7 +4,7 @@ import hashlib
 from pathlib import Path
 
 import torch
-from torch.utils.data import TensorDataset
+from torch.utils.data import DataLoader, Subset, TensorDataset
 
 from project.data.base import BaseDataModule, ensure_writable_dir, seeded_split
 from project.data.images.folder import ImageFolderDataset, scan_image_folder
@@ -39,6 +39,14 @@ class ImageDataModule(BaseDataModule):
     def collate_for(self, train: bool) -> ImageCollate:
         fixed = self.trainer is not None and bool(self.trainer.overfit_batches)
         return self.train_collate if train and not fixed else self.eval_collate
+
+    def statistics_batches(self, samples: int) -> DataLoader:
+        """`samples` training images spread evenly over the split (every class), as they are, without moves: what
+        BatchNorm's statistics are recomputed from before each validation (models/image.py). A fixed set, read
+        in order: no random draw, so resuming and DDP (every process the same images) are unaffected."""
+        count = min(samples, len(self.train_set))
+        index = torch.linspace(0, len(self.train_set) - 1, count).round().long().unique().tolist()
+        return DataLoader(Subset(self.train_set, index), batch_size=self.batch_size, collate_fn=self.eval_collate)
 
 
 class ShapesDataModule(ImageDataModule):
