@@ -17,7 +17,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet "torch==2.13.0" $(if $(strip $(TORCH_INDEX)),--index-url $(TORCH_INDEX))
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev,onnx,mlflow,wandb]"
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev,onnx,mlflow,wandb,board]"
 	touch $(STAMP)
 
 train: $(STAMP)

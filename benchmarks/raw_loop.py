@@ -1,20 +1,27 @@
 """The training loop a careful practitioner writes without Lightning, for the parity benchmark and test.
 
-It does the same arithmetic as `Trainer.fit` on a `TaskModule`: same data order, same
-clipping, same schedule, evaluation in eval mode under no_grad; on a GPU, each batch moved there and
-the forward pass under bf16 autocast when asked, as Lightning's `bf16-mixed` does.
+It does the same arithmetic as `Trainer.fit` on a `TaskModule`: same data order, same clipping, same
+schedule, BatchNorm's statistics recomputed where the model does, evaluation in eval mode under no_grad; on a
+GPU, each batch moved there and the forward pass under bf16 autocast when asked, as Lightning's `bf16-mixed` does.
 """
 
 import contextlib
 import time
+from typing import Any
 
 import lightning.pytorch as L
 import torch
 import torch.nn.functional as F
 from lightning.fabric.utilities.apply_func import move_data_to_device
 
+from project.data.offers import offers
 from project.models.base import TaskModule
+from project.nets.batchnorm import recompute_statistics, trained_batchnorms
 from project.tasks import IGNORE
+
+
+def _recomputes(model: TaskModule) -> bool:
+    return bool(getattr(model, "batchnorm_images", 0))
 
 
 def tick(clock: list[float], device: torch.device) -> None:
@@ -72,6 +79,15 @@ def raw_fit(
             if scheduler is not None:
                 scheduler.step()
         model.eval()
+        # The template recomputes BatchNorm's statistics before each validation (models/image.py); so does this loop.
+        statistics = offers(datamodule).statistics_batches(model.batchnorm_images) if _recomputes(model) else None
+        if statistics is not None:
+
+            def forward(batch: Any) -> None:
+                with autocast():
+                    model(*model.unpack(move_data_to_device(batch, target_device))[0])
+
+            recompute_statistics(trained_batchnorms(model), forward, statistics)
         correct = total = torch.zeros((), device=target_device)  # summed on the device: no sync per batch
         with torch.no_grad():
             for batch in val_loader:

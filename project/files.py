@@ -39,5 +39,7 @@ def load_plain_data(path: Path, map_location: Any = "cpu", mmap: bool = False) -
     try:
         return torch.load(path, map_location=map_location, weights_only=True, mmap=mmap)
     except pickle.UnpicklingError as err:
-        found = re.search(r"Unsupported global: GLOBAL (\S+)|Unsupported operand \d+", str(err))
-        raise UnsafePickle(found.group(1) or found.group(0) if found else "") from None
+        found = re.search(r"Unsupported global: GLOBAL (\S+)", str(err))
+        if found is None:  # torch's message would still advise weights_only=False
+            raise pickle.UnpicklingError("not a file torch.save wrote, or a damaged one") from None
+        raise UnsafePickle(found.group(1)) from None

@@ -60,6 +60,57 @@ def digits_split(root: Path, canvas: int | None = None, side: int = 8, seed: int
     return root
 
 
+def skimage_data(name: str) -> Path:
+    """A file of scikit-image's `data` folder (shipped inside its wheel), found without importing scikit-image."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("skimage")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("scikit-image is not installed: pip install -e '.[board]'")
+    return Path(spec.submodule_search_locations[0]) / "data" / name
+
+
+def faces_split(root: Path, seed: int = 0) -> Path:
+    """scikit-image's 200 crops from Labeled Faces in the Wild (25×25 grey): 100 faces and 100 patches of the
+    same photos' backgrounds, as `root/train`, `root/val`, `root/test` folders `face` and `background` (60/20/20,
+    stratified by `seed`)."""
+    from sklearn.model_selection import train_test_split
+
+    images = np.load(skimage_data("lfw_subset.npy"))  # the first 100 faces, then 100 backgrounds, in [0, 1]
+    labels = np.array(["face"] * 100 + ["background"] * 100)
+    index = np.arange(len(labels))
+    train, rest = train_test_split(index, train_size=0.6, stratify=labels, random_state=seed)
+    val, test = train_test_split(rest, train_size=0.5, stratify=labels[rest], random_state=seed)
+    for split, members in (("train", train), ("val", val), ("test", test)):
+        for i in members:
+            folder = root / split / labels[i]
+            folder.mkdir(parents=True, exist_ok=True)
+            Image.fromarray((images[i] * 255).round().astype(np.uint8)).save(folder / f"{i:03d}.png")
+    return root
+
+
+TEXTURES = ("brick", "grass", "gravel")
+
+
+def texture_split(root: Path, side: int = 64, crops: tuple[int, int, int] = (120, 40, 40), seed: int = 0) -> Path:
+    """scikit-image's three texture photos (brick, grass, gravel; 512×512 grey) cut into `side`-px crops at random
+    places: `crops` per class for training from the top 60 % of each photo, for validation from the next 20 %,
+    for test from the bottom 20 %. No pixel is in two splits, so a test crop was never seen in training."""
+    rng = np.random.default_rng(seed)
+    bands = {"train": (0.0, 0.6), "val": (0.6, 0.8), "test": (0.8, 1.0)}
+    for name in TEXTURES:
+        photo = np.asarray(Image.open(skimage_data(f"{name}.png")).convert("L"))
+        height, width = photo.shape
+        for (split, (top, bottom)), count in zip(bands.items(), crops, strict=True):
+            first, last = round(top * height), round(bottom * height) - side
+            folder = root / split / name
+            folder.mkdir(parents=True, exist_ok=True)
+            for i in range(count):
+                y, x = int(rng.integers(first, last + 1)), int(rng.integers(0, width - side + 1))
+                Image.fromarray(photo[y : y + side, x : x + side]).save(folder / f"{i:03d}.png")
+    return root
+
+
 def statsmodels_series(name: str, path: Path) -> Path:
     """One of statsmodels' real series as the CSV a user would write, `time,value`, oldest first:
 

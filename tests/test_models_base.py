@@ -6,7 +6,9 @@ import os
 import lightning.pytorch as L
 import pytest
 import torch
+from torch.nn.modules.batchnorm import _BatchNorm
 
+from project.models.base import TaskModule
 from tests.conftest import FAMILIES, SMALL, TINY
 
 FAMILY = FAMILIES[0]
@@ -107,7 +109,7 @@ def test_freeze_features_trains_the_head_only(build_small):
 
 
 class FeaturesPerEpoch(L.Callback):
-    """Per epoch: whether the features' BatchNorm and Dropout trained and had gradients, and their state after it."""
+    """Per epoch: whether the features' BatchNorm layers trained and had gradients, and their state after it."""
 
     def __init__(self) -> None:
         self.training, self.grads, self.after = [], [], []
@@ -115,7 +117,7 @@ class FeaturesPerEpoch(L.Callback):
     def on_train_batch_start(self, trainer, pl_module, batch, batch_idx):
         if batch_idx == 0:
             features = pl_module.net.features
-            self.training.append(any(m.training for m in features.modules() if m is not features))
+            self.training.append(any(m.training for m in features.modules() if isinstance(m, _BatchNorm)))
             self.grads.append(all(p.requires_grad for p in features.parameters()))
 
     def on_train_epoch_end(self, trainer, pl_module):
@@ -196,3 +198,14 @@ def test_optimizer_is_configuration(build_small):
     assert isinstance(optimizer, torch.optim.SGD)
     assert optimizer.param_groups[0]["momentum"] == 0.9
     assert optimizer.param_groups[0]["initial_lr"] == 0.05
+
+
+def test_gradual_unfreezing_is_refused_under_ddp(build_small):
+    # DDP registers the parameters that train when it wraps the model: features unfrozen later would not be
+    # synchronised. The check runs in on_fit_start, after the wrap, where the world size is known.
+    from types import SimpleNamespace
+
+    cli = build_small("--model.init_args.freeze_features=true", "--model.init_args.unfreeze_at_epoch=1")
+    cli.model._trainer = SimpleNamespace(world_size=2, ckpt_path=None)
+    with pytest.raises(ValueError, match="unfreeze_at_epoch under DDP"):
+        TaskModule.on_fit_start(cli.model)

@@ -6,6 +6,7 @@ either the old one or the new one. Loading goes through `read_checkpoint`, which
 unsafe file instead of failing deep inside unpickling.
 """
 
+import pickle
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -60,13 +61,12 @@ def read_checkpoint(path: str | Path, map_location: Any = "cpu", mmap: bool = Fa
     try:
         return load_plain_data(path, map_location=map_location, mmap=mmap)
     except UnsafePickle as unsafe:
-        culprit = f" ({unsafe.culprit})" if unsafe.culprit else ""
         raise CheckpointError(
-            f"refused to load {path}: it holds Python objects other than plain data{culprit}, and unpickling them "
-            "could run code. Load only checkpoints you trust; a project's own checkpoints never need this. "
-            "To share weights, export them with `python -m project.export` (safetensors: no pickle at all)."
+            f"refused to load {path}: it holds Python objects other than plain data ({unsafe.culprit}), and "
+            "unpickling them could run code. Load only checkpoints you trust; a project's own checkpoints never need "
+            "this. To share weights, export them with `python -m project.export` (safetensors: no pickle at all)."
         ) from None
-    except (RuntimeError, EOFError, zipfile.BadZipFile) as err:
+    except (RuntimeError, EOFError, zipfile.BadZipFile, pickle.UnpicklingError) as err:
         raise CheckpointError(f"checkpoint {path} cannot be read ({err}); it may be damaged") from None
 
 

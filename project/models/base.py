@@ -1,8 +1,10 @@
 """The training system shared by the LSTM, CNN and GCN families, for every task (project/tasks/)."""
 
 import contextlib
+import pickle
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 import lightning.pytorch as L
@@ -14,10 +16,10 @@ from torch.optim import Optimizer
 from torch.optim.lr_scheduler import LRScheduler
 from torchmetrics import MaxMetric, Metric, MetricCollection, MinMetric
 
-from project.checkpoints.io import read_checkpoint
 from project.compat import instantiated_by_cli, logs_this_step
 from project.data.offers import offers
 from project.errors import CheckpointError, ConfigError
+from project.files import UnsafePickle, load_plain_data
 from project.tasks import Multiclass, Task
 
 # Called as scheduler(optimizer, total_steps): `WarmupCosineLR` and any class with that signature.
@@ -150,6 +152,13 @@ class TaskModule(L.LightningModule, ABC):
         self.net.features.train(self.training and not frozen)
 
     def on_fit_start(self) -> None:
+        if self.unfreeze_at_epoch is not None and self.trainer.world_size > 1:
+            raise ConfigError(
+                "--model.unfreeze_at_epoch under DDP: DDP synchronises only the parameters that train when it starts, "
+                "so features unfrozen later would drift apart on each process. Fine-tune everything from the start "
+                "(--model.init_from without freeze_features), or unfreeze in a second run that starts from the first "
+                "one's checkpoint (--model.init_from)"
+            )
         # Here, not in setup(): only now does the trainer know whether this run resumes (its own weights win).
         if self.init_from is not None and self.trainer.ckpt_path is None:
             load_net_weights(self.net, self.init_from)
@@ -167,10 +176,6 @@ class TaskModule(L.LightningModule, ABC):
                 )
             self.task.fit_statistics(targets)
 
-    def on_train_start(self) -> None:
-        # The sanity check ran validation already; its score must not count as a best.
-        self.val_best.reset()
-
     def on_train_epoch_start(self) -> None:
         self.task.prepare_metrics(self.train_metrics)
         # `>=`, not `==`: a run resumed after the epoch still trains its features.
@@ -181,7 +186,15 @@ class TaskModule(L.LightningModule, ABC):
                 "learning rate"
             )
 
+    def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        # The best so far, which a resumed run goes on from (a metric's state is not in the state dict).
+        if self.val_best.update_called:
+            checkpoint["val_best"] = self.val_best.compute().item()
+
     def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        if "val_best" in checkpoint:
+            self.val_best.reset()
+            self.val_best.update(torch.tensor(checkpoint["val_best"]))
         # `load_from_checkpoint` builds the network outside the CLI; keep its config in hparams anyway,
         # so the checkpoints of a reloaded model rebuild alone too.
         saved = checkpoint.get("hyper_parameters", {})
@@ -245,8 +258,10 @@ class TaskModule(L.LightningModule, ABC):
 
     def on_validation_epoch_end(self) -> None:
         values = self._log_epoch(self.val_metrics, prog_bar=True)
-        self.val_best(values[self.task.monitor])
-        self.log(f"{self.task.monitor}_best", self.val_best.compute(), prog_bar=True, sync_dist=True)
+        if not self.trainer.sanity_checking:  # the untrained network's score is no best
+            self.val_best(values[self.task.monitor])
+        if self.val_best.update_called:
+            self.log(f"{self.task.monitor}_best", self.val_best.compute(), prog_bar=True, sync_dist=True)
         if more := self.task.on_validation_epoch_end(values):
             self.log_dict(more, sync_dist=True)
 
@@ -337,7 +352,18 @@ def weights_mismatch(saved: dict[str, torch.Tensor], own: dict[str, torch.Tensor
 def load_net_weights(net: nn.Module, path: str) -> None:
     """`net`'s weights from another run's checkpoint (`init_from`): every weight before the head must fit by name
     and shape; the head is taken where its shape fits and starts anew where it does not (other classes)."""
-    saved = {name[4:]: t for name, t in read_checkpoint(path)["state_dict"].items() if name.startswith("net.")}
+    try:
+        checkpoint = load_plain_data(Path(path))
+    except UnsafePickle as unsafe:
+        raise CheckpointError(
+            f"--model.init_from {path}: refused, it holds Python objects other than plain data ({unsafe.culprit}), "
+            "and unpickling them could run code"
+        ) from None
+    except (OSError, RuntimeError, EOFError, pickle.UnpicklingError) as error:
+        raise CheckpointError(f"--model.init_from {path}: cannot be read ({error})") from None
+    if not isinstance(checkpoint, dict) or not isinstance(checkpoint.get("state_dict"), dict):
+        raise CheckpointError(f"--model.init_from {path}: not a run's checkpoint (no state_dict in it)")
+    saved = {name[4:]: t for name, t in checkpoint["state_dict"].items() if name.startswith("net.")}
     own = net.state_dict()
     in_head = {id(t) for t in [*net.head.parameters(), *net.head.buffers()]}
     head = {name for name, t in [*net.named_parameters(), *net.named_buffers()] if id(t) in in_head}

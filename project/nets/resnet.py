@@ -2,6 +2,7 @@
 weights file made for those loads into it. Ours because torchvision does not import beside the pinned torch."""
 
 import logging
+import pickle
 from pathlib import Path
 from typing import Literal
 
@@ -16,7 +17,6 @@ from project.nets.init import init_weights
 log = logging.getLogger(__name__)
 
 StemKind = Literal["auto", "small", "strided", "standard"]
-PoolKind = Literal["avg", "max", "avgmax"]
 STRIDED_STEM_FROM, STANDARD_STEM_FROM = 64, 128  # the sides from which `stem: auto` halves once, then twice
 
 
@@ -43,30 +43,11 @@ class BasicBlock(nn.Module):
         return self.relu(self.bn2(self.conv2(out)) + shortcut)
 
 
-class GlobalPool(nn.Module):
-    """`[B, C, H, W]` → `[B, C]` by the mean over H and W (`avg`), the maximum (`max`), or both side by side
-    (`avgmax`, `[B, 2C]`). The mean dilutes a small object in its background: on a 96 px image a 24 px digit
-    is 6 % of what is averaged; the maximum keeps the strongest response wherever it is."""
-
-    def __init__(self, kind: PoolKind = "avg") -> None:
-        super().__init__()
-        if kind not in ("avg", "max", "avgmax"):
-            raise ConfigError(f"unknown pool {kind!r}: use avg, max or avgmax")
-        self.kind = kind
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if self.kind == "avg":
-            return x.mean((2, 3))
-        if self.kind == "max":
-            return x.amax((2, 3))
-        return torch.cat([x.mean((2, 3)), x.amax((2, 3))], dim=1)
-
-
 class ResNet(nn.Module):
     """Image classifier: `[batch, in_channels, H, W]` → logits `[batch, num_outputs]`, any H and W.
 
     A stem, four stages of `blocks` basic blocks (the first stage at the stem's resolution, each later one
-    halving H and W and widening to its entry of `widths`), global pooling (`pool`) and a linear head. Each
+    halving H and W and widening to its entry of `widths`), global average pooling and a linear head. Each
     block's last BatchNorm starts at zero, so every block starts as the identity and the untrained network is
     as shallow as its stem (Goyal et al. 2017): deep stacks train from the first step.
 
@@ -86,7 +67,6 @@ class ResNet(nn.Module):
         widths: each stage's channels; the stem has the first stage's.
         blocks: basic blocks per stage.
         stem: above.
-        pool: how the last stage's map becomes one vector (`GlobalPool`): avg (torchvision's), max or avgmax.
         image_size: the input side, for `stem: auto`; linked from the DataModule.
         dropout: before the head.
         norm: batch, or group (GroupNorm: statistics per sample, for DDP on CPUs, which have no SyncBatchNorm).
@@ -102,7 +82,6 @@ class ResNet(nn.Module):
         widths: tuple[int, ...] = (16, 32, 64, 128),
         blocks: tuple[int, ...] = (1, 1, 1, 1),
         stem: StemKind = "auto",
-        pool: PoolKind = "avg",
         image_size: int = 32,
         dropout: float = 0.0,
         norm: NormKind = "batch",
@@ -132,9 +111,9 @@ class ResNet(nn.Module):
             ]
             setattr(self, f"layer{stage}", nn.Sequential(*layer))
             channels = width
-        self.pool = GlobalPool(pool)
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
         self.dropout = nn.Dropout(dropout)
-        self.fc = nn.Linear(channels * (2 if pool == "avgmax" else 1), num_outputs)
+        self.fc = nn.Linear(channels, num_outputs)
         self.apply(init_weights)
         for module in self.modules():
             if isinstance(module, BasicBlock):
@@ -150,7 +129,7 @@ class ResNet(nn.Module):
         """Everything before the head, as one module to freeze (`freeze_features`), not registered under this
         name: the weights keep torchvision's names."""
         stages = [getattr(self, f"layer{i}") for i in range(1, 5)]
-        return nn.Sequential(self.conv1, self.bn1, self.relu, self.maxpool, *stages, self.pool)
+        return nn.Sequential(self.conv1, self.bn1, self.relu, self.maxpool, *stages, self.avgpool, nn.Flatten())
 
     @property
     def head(self) -> nn.Sequential:
@@ -162,7 +141,7 @@ class ResNet(nn.Module):
             images = images.contiguous(memory_format=torch.channels_last)
         x = self.maxpool(self.relu(self.bn1(self.conv1(images))))
         x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
-        return self.fc(self.dropout(self.pool(x)))
+        return self.fc(self.dropout(torch.flatten(self.avgpool(x), 1)))
 
 
 def auto_stem(image_size: int) -> StemKind:
@@ -186,10 +165,10 @@ def read_state_dict(path: str | Path) -> dict[str, torch.Tensor]:
         saved = load_plain_data(path)
     except UnsafePickle as unsafe:
         raise ConfigError(
-            f"weights {path}: refused, it holds Python objects other than tensors ({unsafe.culprit or 'a pickle'}), "
+            f"weights {path}: refused, it holds Python objects other than tensors ({unsafe.culprit}), "
             "and unpickling them could run code. Save the weights alone: torch.save(model.state_dict(), path)"
         ) from None
-    except (RuntimeError, EOFError, OSError) as error:  # not a PyTorch file, or cut short
+    except (RuntimeError, EOFError, OSError, pickle.UnpicklingError) as error:  # not a PyTorch file, or cut short
         raise ConfigError(f"weights {path}: not a PyTorch file of tensors ({error})") from None
     for key in ("state_dict", "model"):
         if isinstance(saved, dict) and isinstance(saved.get(key), dict):

@@ -126,6 +126,11 @@ def test_a_pickle_of_anything_but_tensors_is_refused_and_never_run(tmp_path, cap
         with pytest.raises(ConfigError, match=rf"{crafted.name}: refused, it holds Python objects other than tensors"):
             ResNet(10, weights=str(crafted))
     assert "this ran" not in capsys.readouterr().out
+    garbage = tmp_path / "garbage.pth"
+    garbage.write_bytes(b"garbage")
+    with pytest.raises(ConfigError, match="garbage.pth: not a PyTorch file of tensors") as unreadable:
+        ResNet(10, weights=str(garbage))
+    assert "weights_only=False" not in str(unreadable.value)  # torch's own message advises it
 
 
 def test_every_block_starts_as_its_shortcut():

@@ -10,6 +10,7 @@ from project.data.base import BaseDataModule, ensure_writable_dir, seeded_split
 from project.data.images.folder import ImageFolderDataset, scan_image_folder
 from project.data.images.shapes import SHAPES, generate_shapes
 from project.data.images.transforms import SCALE, TRANSLATE, ImageCollate, ImageTransform
+from project.data.sampling import loader_generator
 from project.files import write_atomically
 
 
@@ -46,7 +47,10 @@ class ImageDataModule(BaseDataModule):
         in order: no random draw, so resuming and DDP (every process the same images) are unaffected."""
         count = min(samples, len(self.train_set))
         index = torch.linspace(0, len(self.train_set) - 1, count).round().long().unique().tolist()
-        return DataLoader(Subset(self.train_set, index), batch_size=self.batch_size, collate_fn=self.eval_collate)
+        subset = Subset(self.train_set, index)
+        # Its own generator: making an iterator draws a seed from it, which from the global one would move
+        # the augmentation's draws, and the run would no longer match one without the recomputation.
+        return DataLoader(subset, self.batch_size, collate_fn=self.eval_collate, generator=loader_generator())
 
 
 class ShapesDataModule(ImageDataModule):
