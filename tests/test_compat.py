@@ -243,3 +243,20 @@ def test_lightnings_csv_logger_still_deletes_an_existing_metrics_file(tmp_path):
     assert not (folder / "metrics.csv").exists() or "0.5" not in (folder / "metrics.csv").read_text(), (
         "Lightning's CSV writer keeps an existing metrics.csv now: trackers/csv_run.py may not need to"
     )
+
+
+@pytest.mark.parametrize(("mode", "kept"), [("max", 1.0), ("min", 0.5)])
+def test_a_later_epoch_that_ties_the_best_checkpoint_replaces_it(mode, kept):
+    # Lightning keeps the first of equal scores; on a small validation set many epochs tie at a perfect score,
+    # the first reached at a high learning rate.
+    from types import SimpleNamespace
+
+    from project.checkpoints.callback import Checkpoint
+
+    checkpoint = Checkpoint(monitor="val/acc", mode=mode, save_top_k=1)
+    checkpoint.best_k_models, checkpoint.kth_best_model_path = {"best.ckpt": torch.tensor(kept)}, "best.ckpt"
+    trainer = SimpleNamespace(strategy=SimpleNamespace(reduce_boolean_decision=bool))
+    better = kept + (0.1 if mode == "max" else -0.1)
+    worse = kept - (0.1 if mode == "max" else -0.1)
+    decided = tuple(checkpoint.check_monitor_top_k(trainer, torch.tensor(v)) for v in (better, kept, worse))
+    assert decided == (True, True, False)

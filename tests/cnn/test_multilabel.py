@@ -106,8 +106,9 @@ def test_a_missing_column_or_field_is_named(tmp_path):
         ImageLabelsDataModule(root=str(tmp_path), labels_csv=str(csv_path))
 
 
-def test_predict_writes_label_sets_with_each_labels_probability(tmp_path):
-    cli = build("cnn_multilabel", *TINY, *SMALL["cnn_multilabel"], "--trainer.max_steps=2")
+@pytest.mark.parametrize("net", [[], ["--model.net=project.nets.resnet.ResNet"]], ids=["SimpleCNN", "ResNet"])
+def test_predict_writes_label_sets_with_each_labels_probability(tmp_path, net):
+    cli = build("cnn_multilabel", *TINY, *SMALL["cnn_multilabel"], *net, "--trainer.max_steps=2")
     cli.trainer.fit(cli.model, cli.datamodule)
     cli.trainer.predict(cli.model, cli.datamodule, return_predictions=False)
     lines = (Path(cli.trainer.log_dir) / "predictions.tsv").read_text().splitlines()
