@@ -75,30 +75,27 @@ class Case:
 # Images ---------------------------------------------------------------------------------------------------------
 
 
+def folders(
+    split: Callable[[Path, bool], Path], image_size: int, name: str = "images"
+) -> Callable[[Path, bool], list[str]]:
+    """An image set that `split(root, quick)` writes as `root/train`, `root/val`, `root/test` class folders."""
+
+    def write(folder: Path, quick: bool) -> list[str]:
+        root = split(folder / name, quick)
+        return [
+            "--data", "project.data.images.ImageFolderDataModule",
+            "--data.root", str(root / "train"), "--data.val_root", str(root / "val"),
+            "--data.test_root", str(root / "test"), "--data.image_size", str(image_size),
+        ]  # fmt: skip
+
+    return write
+
+
 def digits(canvas: int | None, side: int, image_size: int) -> Callable[[Path, bool], list[str]]:
-    def write(folder: Path, quick: bool) -> list[str]:
-        root = digits_split(folder / "digits", canvas=canvas, side=side, limit=300 if quick else None)
-        return [
-            "--data", "project.data.images.ImageFolderDataModule",
-            "--data.root", str(root / "train"), "--data.val_root", str(root / "val"),
-            "--data.test_root", str(root / "test"), "--data.image_size", str(image_size),
-        ]  # fmt: skip
+    def split(root: Path, quick: bool) -> Path:
+        return digits_split(root, canvas=canvas, side=side, limit=300 if quick else None)
 
-    return write
-
-
-def folders(split: Callable[[Path], Path], image_size: int) -> Callable[[Path, bool], list[str]]:
-    """An image set that `split(root)` writes as `root/train`, `root/val`, `root/test` class folders."""
-
-    def write(folder: Path, quick: bool) -> list[str]:
-        root = split(folder / "images")
-        return [
-            "--data", "project.data.images.ImageFolderDataModule",
-            "--data.root", str(root / "train"), "--data.val_root", str(root / "val"),
-            "--data.test_root", str(root / "test"), "--data.image_size", str(image_size),
-        ]  # fmt: skip
-
-    return write
+    return folders(split, image_size, "digits")
 
 
 def pixels(root: Path) -> tuple[np.ndarray, np.ndarray]:
@@ -306,9 +303,9 @@ CASES = [
     Case("digits_96_quarter", "the scans at a quarter of the side (24 px) at random places on 96 px", "cnn",
          "test/acc", True, digits(96, 24, 96), image_baselines, QUICK_IMAGES),
     Case("faces", "200 crops of Labeled Faces in the Wild (25×25 grey): faces or their photos' background", "cnn",
-         "test/acc", True, folders(faces_split, 32), image_baselines, QUICK_IMAGES),
+         "test/acc", True, folders(lambda root, quick: faces_split(root), 32), image_baselines, QUICK_IMAGES),
     Case("textures", "64 px crops of three texture photos (brick, grass, gravel), each split from its own band",
-         "cnn", "test/acc", True, folders(texture_split, 64), image_baselines, QUICK_IMAGES),
+         "cnn", "test/acc", True, folders(lambda root, quick: texture_split(root), 64), image_baselines, QUICK_IMAGES),
     Case("co2", "weekly CO2, Mauna Loa 1958-2001 (2,284 weeks), 24 out", "lstm_forecast", "test/mase", False,
          series("co2"), series_baselines, QUICK_SERIES),
     Case("elnino", "monthly El Niño sea temperature 1950-2010 (732), 12 out", "lstm_forecast", "test/mase", False,
