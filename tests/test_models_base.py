@@ -6,7 +6,6 @@ import os
 import lightning.pytorch as L
 import pytest
 import torch
-from torch.nn.modules.batchnorm import _BatchNorm
 
 from project.models.base import TaskModule
 from tests.conftest import FAMILIES, SMALL, TINY
@@ -109,7 +108,7 @@ def test_freeze_features_trains_the_head_only(build_small):
 
 
 class FeaturesPerEpoch(L.Callback):
-    """Per epoch: whether the features' BatchNorm layers trained and had gradients, and their state after it."""
+    """Per epoch: whether the features' layers were in training mode and had gradients, and their state after it."""
 
     def __init__(self) -> None:
         self.training, self.grads, self.after = [], [], []
@@ -117,7 +116,9 @@ class FeaturesPerEpoch(L.Callback):
     def on_train_batch_start(self, trainer, pl_module, batch, batch_idx):
         if batch_idx == 0:
             features = pl_module.net.features
-            self.training.append(any(m.training for m in features.modules() if isinstance(m, _BatchNorm)))
+            # The layers that own weights (a network's `features` may be a fresh container around them).
+            layers = [m for m in features.modules() if next(m.parameters(recurse=False), None) is not None]
+            self.training.append(any(m.training for m in layers))
             self.grads.append(all(p.requires_grad for p in features.parameters()))
 
     def on_train_epoch_end(self, trainer, pl_module):
