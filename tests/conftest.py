@@ -32,6 +32,7 @@ TINY = (
     "--trainer.enable_model_summary=false",
     "--trainer.num_sanity_val_steps=0",
     "--test_after_fit=false",  # tests/cli/test_cli.py tests it; elsewhere it would only add a test epoch to each run
+    "--trainer.min_steps=null",  # a config's floor of steps (the CNN's 100) would outlast these shrunk runs
 )
 
 # Each model, shrunk to seconds of training: kept with its registry entry (project/cli/registry.py).
