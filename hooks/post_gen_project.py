@@ -32,11 +32,12 @@ TASKS = {
     "multilabel": "{{ cookiecutter.include_multilabel }}" == "yes",
     "regression": "{{ cookiecutter.include_regression }}" == "yes",
 }
+MOLECULES = "{{ cookiecutter.include_molecules }}" == "yes"
 NOTEBOOKS = "{{ cookiecutter.include_notebooks }}" == "yes"
 GITHUB_ACTIONS = "{{ cookiecutter.include_github_actions }}" == "yes"
 FAMILIES = ("cnn", "lstm", "gcn")
 
-MARKED = ("*.py", "*.toml", "*.txt", "*.yaml", "*.cfg")
+MARKED = ("*.py", "*.toml", "*.txt", "*.yaml", "*.cfg", "Makefile")
 DESCRIPTIONS = {
     "cnn": "a CNN image classifier (generated shapes, or your image folders)",
     "lstm": "an LSTM sequence classifier (generated sequences, or your CSV/TSV/JSONL texts)",
@@ -165,6 +166,7 @@ def main() -> None:
     root = Path.cwd()
     parts = yaml.safe_load((root / "parts.yaml").read_text())
     chosen = {**CHOSEN, **TASKS, "notebooks": NOTEBOOKS, "github_actions": GITHUB_ACTIONS}
+    chosen["molecules"] = MOLECULES and CHOSEN["gcn"]  # molecules are graphs: they go with the GCN
     excluded = {name for name, keep in chosen.items() if not keep}
     families = [family for family in FAMILIES if CHOSEN[family]]
     for name in excluded:

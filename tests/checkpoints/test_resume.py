@@ -5,9 +5,22 @@ import pytest
 
 from project.cli.registry import CONFIG_DIR  # part: lstm, regression
 from tests.conftest import FAMILIES, TASK_MODELS
-from tests.processes import differing, fit, last_checkpoint, signal_at
+from tests.processes import (
+    PRESETS,  # part: gcn, regression, molecules
+    differing,
+    fit,
+    last_checkpoint,
+    signal_at,
+)
+from tests.real_data import write_named
 
 INTERVALS = f"--config={CONFIG_DIR / 'lstm_forecast_intervals.yaml'}"  # part: lstm, regression
+# Real molecules (FreeSolv: 16 steps an epoch; killed mid-epoch and just after the first epoch ends), read by gine.
+MOLECULES = [
+    f"--config={PRESETS.parent / 'gcn_molecules.yaml'}",
+    "--data.path=freesolv.csv",
+    "--data.target_fields=[expt]",
+]  # part: gcn, regression, molecules
 # Per family: epochs, extra arguments, and the steps at which the run is killed (and resumed each time).
 # last.ckpt is written every 2 steps and at each epoch's end. Epochs are 8 (cnn), 3 (lstm) and 3 (gcn)
 # steps long: the kills fall mid-epoch, on an epoch's last step, and just after an epoch-end checkpoint.
@@ -21,16 +34,20 @@ PLAN = {
     "gcn": (4, [], [3, 7]),  # part: gcn
     "gcn_regression": (4, [], [3, 7]),  # part: gcn, regression
     "gcn_link": (4, ["--data.loader=neighbor", "--data.sbm_nodes=400", "--data.batch_size=512"], [3, 7]),  # part: gcn
+    "gcn_regression:molecules": (2, MOLECULES, [5, 17]),  # part: gcn, regression, molecules
 }
+CASES = [*FAMILIES, *TASK_MODELS]
+CASES.append("gcn_regression:molecules")  # part: gcn, regression, molecules
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("family", [*FAMILIES, *TASK_MODELS])
-def test_killed_and_resumed_run_equals_an_uninterrupted_one(tmp_path, family):
-    epochs, extra, kills = PLAN[family]
+@pytest.mark.parametrize("case", CASES)
+def test_killed_and_resumed_run_equals_an_uninterrupted_one(tmp_path, case):
+    (epochs, extra, kills), family = PLAN[case], case.split(":")[0]
     args = [f"--trainer.max_epochs={epochs}", "--early_stopping.stopping_threshold=null", *extra]
     reference, run = tmp_path / "reference", tmp_path / "killed"
     reference.mkdir(), run.mkdir()
+    write_named(reference, args), write_named(run, args)
     fit(family, reference, *args)
 
     for i, step in enumerate(kills):

@@ -32,7 +32,9 @@ def load_tu(
     """`data_dir/<name>/raw/<name>_A.txt, _graph_indicator.txt`, and the targets: `_graph_labels.txt` (a class
     per graph) or `_graph_attributes.txt` (real values per graph, comma-separated), + optional node files.
 
-    Continuous node attributes (`_node_attributes.txt`) become features too, beside one-hot node labels.
+    Continuous node attributes (`_node_attributes.txt`) become features too, beside one-hot node labels; edge
+    labels (`_edge_labels.txt`, one-hot) and attributes (`_edge_attributes.txt`) become `edge_attr`, what the
+    bond-aware convs (gine, nnconv) read.
     PyG reads `_graph_attributes.txt` in place of the labels whenever it is there.
     """
     root = Path(data_dir) / name
@@ -40,7 +42,7 @@ def load_tu(
     _require(root / "raw", root / "processed", files, "https://chrsmrrs.github.io/datasets/ (TU format)")
     if not (root / "processed").is_dir():
         check_tu_files(root / "raw", name, targets)
-    return TUDataset(data_dir, name, use_node_attr=True)
+    return TUDataset(data_dir, name, use_node_attr=True, use_edge_attr=True)
 
 
 def check_tu_files(raw: Path, name: str, targets: str = "graph_labels") -> None:

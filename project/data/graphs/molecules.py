@@ -1,0 +1,383 @@
+"""Molecules as graphs: atoms are nodes, bonds are edges with features of their own. Read from a CSV/TSV of
+SMILES strings or an SDF file, featurised with RDKit (the `molecules` extra), split at random or by scaffold.
+
+Why not PyG's `from_smiles`: its features are integer codes (atom number 0-118, a chirality code...) meant for
+an embedding per column; here they are one-hot, so every conv reads them as they are, and a few the field found
+to matter (ring membership, hybridisation, conjugation) are in. The set follows Chemprop's and MoleculeNet's.
+"""
+
+import contextlib
+import csv
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import torch
+from torch_geometric.data import Data
+
+from project.data.base import seeded_split
+from project.errors import DataError, MissingDataError
+from project.extras import require
+
+Split = Literal["random", "scaffold"]
+Invalid = Literal["error", "skip"]
+
+# Each feature is one-hot over its choices plus a last slot for anything else.
+ELEMENTS = ("C", "N", "O", "S", "F", "Cl", "Br", "I", "P", "B", "Si", "Se", "Na", "K")
+DEGREES = (0, 1, 2, 3, 4, 5)
+CHARGES = (-1, 0, 1)
+HYDROGENS = (0, 1, 2, 3, 4)
+HYBRIDISATIONS = ("SP", "SP2", "SP3", "SP3D", "SP3D2")
+CHIRALITIES = ("CHI_TETRAHEDRAL_CW", "CHI_TETRAHEDRAL_CCW")
+ATOM_FEATURES = sum(len(c) + 1 for c in (ELEMENTS, DEGREES, CHARGES, HYDROGENS, HYBRIDISATIONS, CHIRALITIES)) + 2
+BOND_TYPES = ("SINGLE", "DOUBLE", "TRIPLE", "AROMATIC")
+BOND_STEREO = {"STEREOZ": 0, "STEREOCIS": 0, "STEREOE": 1, "STEREOTRANS": 1, "STEREOANY": 2}
+BOND_FEATURES = len(BOND_TYPES) + 2 + 3  # type, conjugated, in a ring, stereo (Z/cis, E/trans, unknown)
+
+
+@dataclass
+class Molecule:
+    """One molecule as read: where it came from, its canonical SMILES, its raw target values."""
+
+    line: int
+    smiles: str
+    values: list[str]
+    mol: Any  # an RDKit Mol
+
+
+def require_rdkit() -> None:
+    require("rdkit", extra="molecules")
+
+
+def _one_hot(value: Any, choices: Sequence[Any]) -> list[float]:
+    row = [0.0] * (len(choices) + 1)
+    row[choices.index(value) if value in choices else len(choices)] = 1.0
+    return row
+
+
+def atom_features(atom: Any) -> list[float]:
+    """Element, heavy-atom degree, formal charge, attached hydrogens, hybridisation, chirality, aromatic, in a ring."""
+    return [
+        *_one_hot(atom.GetSymbol(), ELEMENTS),
+        *_one_hot(atom.GetDegree(), DEGREES),
+        *_one_hot(atom.GetFormalCharge(), CHARGES),
+        *_one_hot(atom.GetTotalNumHs(), HYDROGENS),
+        *_one_hot(str(atom.GetHybridization()), HYBRIDISATIONS),
+        *_one_hot(str(atom.GetChiralTag()), CHIRALITIES),
+        float(atom.GetIsAromatic()),
+        float(atom.IsInRing()),
+    ]
+
+
+def bond_features(bond: Any) -> list[float]:
+    """Bond type (single, double, triple, aromatic), conjugated, in a ring, double-bond stereo."""
+    kind = str(bond.GetBondType())
+    stereo = [0.0, 0.0, 0.0]
+    if (slot := BOND_STEREO.get(str(bond.GetStereo()))) is not None:
+        stereo[slot] = 1.0
+    return [
+        *(float(kind == name) for name in BOND_TYPES),
+        float(bond.GetIsConjugated()),
+        float(bond.IsInRing()),
+        *stereo,
+    ]
+
+
+def mol_to_graph(mol: Any) -> Data:
+    """`x [atoms, ATOM_FEATURES]`, `edge_index [2, 2 * bonds]` (each bond both ways), `edge_attr [2 * bonds,
+    BOND_FEATURES]`. Hydrogens stay implicit (a count on their atom), as in every MoleculeNet featuriser."""
+    x = torch.tensor([atom_features(atom) for atom in mol.GetAtoms()], dtype=torch.float)
+    pairs, features = [], []
+    for bond in mol.GetBonds():
+        i, j, f = bond.GetBeginAtomIdx(), bond.GetEndAtomIdx(), bond_features(bond)
+        pairs += [(i, j), (j, i)]
+        features += [f, f]
+    edge_index = torch.tensor(pairs, dtype=torch.long).t().reshape(2, -1)
+    edge_attr = torch.tensor(features, dtype=torch.float).reshape(-1, BOND_FEATURES)
+    return Data(x=x, edge_index=edge_index, edge_attr=edge_attr, num_nodes=x.shape[0])
+
+
+@contextlib.contextmanager
+def _quiet_rdkit() -> Iterator[None]:
+    """RDKit prints every parse failure to stderr itself; ours names the file and line instead."""
+    from rdkit import RDLogger
+
+    RDLogger.DisableLog("rdApp.*")
+    try:
+        yield
+    finally:
+        RDLogger.EnableLog("rdApp.*")
+
+
+def read_molecules(path: str | Path, smiles_field: str, fields: Sequence[str], invalid: Invalid) -> list[Molecule]:
+    """Every molecule of a CSV/TSV (a header row, a SMILES column) or an SDF file (its properties the fields),
+    with the values of `fields` as text. A string RDKit cannot parse is refused with its line, or with
+    `invalid: skip` left out and counted in one warning that names the first."""
+    require_rdkit()
+    path = Path(path)
+    if not path.is_file():
+        raise MissingDataError(f"{path}: no such file (a CSV/TSV with a {smiles_field!r} column, or an SDF file)")
+    with _quiet_rdkit():
+        sdf = path.suffix.lower() in (".sdf", ".sd")
+        reader = _sdf_rows(path, fields) if sdf else _table_rows(path, smiles_field, fields)
+        molecules, skipped = [], []
+        for molecule in reader:
+            if molecule.mol is not None:
+                molecules.append(molecule)
+            elif invalid == "skip":
+                skipped.append(molecule)
+            else:
+                raise DataError(
+                    f"{path}, line {molecule.line}: RDKit cannot parse {molecule.smiles!r} as a molecule. Fix or "
+                    "remove the line, or pass --data.invalid skip to leave such lines out (counted in a warning)"
+                )
+    if skipped:
+        from lightning.pytorch.utilities import rank_zero_warn
+
+        rank_zero_warn(
+            f"{path}: {len(skipped)} molecule(s) RDKit cannot parse were left out (--data.invalid skip), the first "
+            f"at line {skipped[0].line}: {skipped[0].smiles!r}"
+        )
+    if not molecules:
+        raise DataError(f"{path}: no molecules")
+    return molecules
+
+
+def _table_rows(path: Path, smiles_field: str, fields: Sequence[str]) -> Iterator[Molecule]:
+    from rdkit import Chem
+
+    delimiter = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
+    with path.open(newline="") as handle:
+        reader = csv.DictReader(handle, delimiter=delimiter)
+        header = reader.fieldnames or []
+        missing = [name for name in (smiles_field, *fields) if name not in header]
+        if missing:
+            raise DataError(
+                f"{path}, line 1: no column {', '.join(map(repr, missing))}; the header has {header}. Name the "
+                "columns with --data.smiles_field and --data.target_fields (or --data.label_field)"
+            )
+        for row in reader:
+            smiles = (row[smiles_field] or "").strip()
+            if not smiles and not any((value or "").strip() for value in row.values()):
+                continue  # a blank line
+            mol = Chem.MolFromSmiles(smiles) if smiles else None
+            yield Molecule(reader.line_num, smiles, [(row[name] or "").strip() for name in fields], mol)
+
+
+def _sdf_rows(path: Path, fields: Sequence[str]) -> Iterator[Molecule]:
+    """Records split at `$$$$` lines, so each is named by the line it starts on."""
+    from rdkit import Chem
+
+    start, lines = 1, []
+    for number, line in enumerate([*path.read_text().splitlines(), "$$$$"], start=1):
+        if line.strip() != "$$$$":
+            lines.append(line)
+            continue
+        if any(text.strip() for text in lines):
+            block = "\n".join(lines)
+            properties = _sdf_properties(lines)
+            missing = [name for name in fields if name not in properties]
+            if missing:
+                raise DataError(
+                    f"{path}, line {start}: the record has no property {', '.join(map(repr, missing))} (it has "
+                    f"{sorted(properties)}). Give every record the target, or name another with --data.target_fields"
+                )
+            mol = Chem.MolFromMolBlock(block)
+            smiles = Chem.MolToSmiles(mol) if mol is not None else lines[0].strip()
+            yield Molecule(start, smiles, [properties[name] for name in fields], mol)
+        start, lines = number + 1, []
+
+
+def _sdf_properties(lines: list[str]) -> dict[str, str]:
+    """`>  <NAME>` header lines, each followed by its value (the lines up to a blank one)."""
+    properties, name, value = {}, None, []
+    for line in lines:
+        if line.startswith(">") and "<" in line and ">" in line[1:]:
+            name, value = line[line.index("<") + 1 : line.index(">", line.index("<"))], []
+        elif name is not None and line.strip():
+            value.append(line.strip())
+        elif name is not None:
+            properties[name], name = " ".join(value), None
+    if name is not None:
+        properties[name] = " ".join(value)
+    return properties
+
+
+def target_values(molecules: Sequence[Molecule], fields: Sequence[str], path: str | Path) -> torch.Tensor:
+    """The target columns as numbers `[molecules, targets]`; an empty or non-numeric value names its line."""
+    rows = []
+    for molecule in molecules:
+        row = []
+        for field, text in zip(fields, molecule.values, strict=True):
+            try:
+                value = float(text)
+            except ValueError:
+                value = math.nan
+            if not math.isfinite(value):
+                what = "is empty" if not text else f"is {text!r}, not a number"
+                raise DataError(
+                    f"{path}, line {molecule.line}: target {field!r} {what} (molecule {molecule.smiles!r}). Fill it "
+                    "in, or remove the line"
+                )
+            row.append(value)
+        rows.append(row)
+    return torch.tensor(rows, dtype=torch.float)
+
+
+def _label_order(label: str) -> tuple[int, float | str]:
+    """Numbers in numeric order (0, 1, 2, 10), then words alphabetically."""
+    try:
+        return 0, float(label)
+    except ValueError:
+        return 1, label
+
+
+def class_ids(molecules: Sequence[Molecule], class_names: Sequence[str], path: str | Path) -> list[torch.Tensor]:
+    """Each molecule's class id `[1]`; an empty label, or one the training file does not have, names its line."""
+    index = {name: i for i, name in enumerate(class_names)}
+    ids = []
+    for molecule in molecules:
+        label = molecule.values[0]
+        if label not in index:
+            what = "is empty" if not label else f"{label!r} is not one of the training labels {list(class_names)}"
+            raise DataError(f"{path}, line {molecule.line}: the label {what}. Fix or remove the line")
+        ids.append(torch.tensor([index[label]]))
+    return ids
+
+
+def scaffold_split(smiles: Sequence[str], fractions: Sequence[float]) -> list[list[int]]:
+    """Bemis-Murcko scaffold groups, largest first, filling the training part, then validation, then test (as
+    DeepChem's ScaffoldSplitter): no ring system is in two parts, so the held-out parts ask how the model does
+    on chemical series it has not seen. Deterministic. Returns `[val, test, train]` like `seeded_split`."""
+    from rdkit import Chem
+    from rdkit.Chem.Scaffolds import MurckoScaffold
+
+    groups: dict[str, list[int]] = {}
+    with _quiet_rdkit():
+        for i, text in enumerate(smiles):
+            mol = Chem.MolFromSmiles(text)
+            key = MurckoScaffold.MurckoScaffoldSmiles(mol=mol, includeChirality=False) if mol is not None else text
+            groups.setdefault(key, []).append(i)
+    n = len(smiles)
+    val_size, test_size = (round(f * n) for f in fractions)
+    train_cut, val_cut = n - val_size - test_size, n - test_size
+    train, val, test = [], [], []
+    for group in sorted(groups.values(), key=lambda g: (-len(g), g[0])):
+        if len(train) + len(group) <= train_cut:
+            train += group
+        elif len(train) + len(val) + len(group) <= val_cut:
+            val += group
+        else:
+            test += group
+    return [val, test, train]
+
+
+def split_molecules(smiles: Sequence[str], fractions: Sequence[float], split: Split, seed: int) -> list[list[int]]:
+    return scaffold_split(smiles, fractions) if split == "scaffold" else seeded_split(len(smiles), fractions, seed)
+
+
+class MoleculeFiles:
+    """The `smiles` source of the graph DataModules: a training file, an optional test file of its own, the
+    columns, the split. `targets(molecules, path)` (the DataModule's) turns the read values into each `y`.
+
+    Args:
+        path: the training molecules (CSV/TSV with a header, or SDF); validation (and test, unless `test_path`)
+            are held out of it by `split`.
+        test_path: a test file of its own (a published split); then only validation is held out of `path`.
+        predict_path: the molecules `predict` reads (their targets, if any, are not read).
+        smiles_field: the SMILES column (an SDF's molecules are its records).
+        fields: the target columns (regression) or the label column (classification).
+        split: random (seeded), or scaffold (`scaffold_split`).
+        invalid: an unparsable SMILES is an `error` naming its line, or `skip`ped and counted.
+    """
+
+    def __init__(
+        self,
+        path: str | None,
+        test_path: str | None,
+        predict_path: str | None,
+        smiles_field: str,
+        fields: Sequence[str],
+        split: Split,
+        invalid: Invalid,
+    ) -> None:
+        require_rdkit()
+        self.path, self.test_path, self.predict_path = path, test_path, predict_path
+        self.smiles_field, self.fields, self.split, self.invalid = smiles_field, list(fields), split, invalid
+        self.train_smiles: list[str] = []
+        self.train_lines: list[int] = []
+        self.split_made: list[list[int]] | None = None  # [val, test, train], as split_ids made it
+        self.read_files: dict[str, list[Molecule]] = {}
+
+    def probe(self) -> Data:
+        """A small molecule's graph: the feature widths, known before any file is read."""
+        from rdkit import Chem
+
+        return mol_to_graph(Chem.MolFromSmiles("CC=O"))
+
+    def label_names(self) -> list[str]:
+        """The classes of the training file's label column, sorted."""
+        if self.path is None:
+            raise DataError("data.source smiles needs --data.path FILE: a CSV/TSV with a SMILES and a label column")
+        found = {m.values[0] for m in self.molecules_of(self.path)}
+        return sorted(found - {""}, key=_label_order)
+
+    def molecules_of(self, path: str) -> list[Molecule]:
+        if path not in self.read_files:
+            self.read_files[path] = read_molecules(path, self.smiles_field, self.fields, self.invalid)
+        return self.read_files[path]
+
+    def read(self, path: str, targets: Any) -> tuple[list[Data], list[Molecule]]:
+        molecules = self.molecules_of(path)
+        graphs = []
+        for molecule, y in zip(molecules, targets(molecules, path), strict=True):
+            graph = mol_to_graph(molecule.mol)
+            graph.y, graph.smiles = y, molecule.smiles
+            graphs.append(graph)
+        lonely = [m for m, g in zip(molecules, graphs, strict=True) if g.edge_index.shape[1] == 0]
+        if lonely:
+            from lightning.pytorch.utilities import rank_zero_warn
+
+            rank_zero_warn(
+                f"{path}: {len(lonely)} molecule(s) without bonds (one atom, or ions alone), kept: message passing "
+                f"leaves them their own atom's features. The first at line {lonely[0].line}: {lonely[0].smiles!r}"
+            )
+        return graphs, molecules
+
+    def read_splits(self, targets: Any) -> tuple[list[Data], list[Data] | None]:
+        if self.path is None:
+            raise DataError(
+                "data.source smiles needs --data.path FILE: a CSV/TSV with a SMILES column and the targets, or an SDF"
+            )
+        graphs, molecules = self.read(self.path, targets)
+        self.train_smiles, self.train_lines = [m.smiles for m in molecules], [m.line for m in molecules]
+        test = self.read(self.test_path, targets)[0] if self.test_path is not None else None
+        return graphs, test
+
+    def split_ids(self, fixed_test: bool, fractions: Sequence[float], seed: int) -> list[list[int]]:
+        """`[val, test, train]` indices of the training file's molecules (test empty beside a test file)."""
+        fractions = (fractions[0], 0.0) if fixed_test else fractions
+        self.split_made = split_molecules(self.train_smiles, fractions, self.split, seed)
+        return self.split_made
+
+    def save_split(self, trainer: Any) -> None:
+        """`split.tsv` in the run folder: which part each molecule of `path` went to, by line and SMILES, so the
+        run's numbers can be checked, and another model compared, on the very same molecules."""
+        log_dir = trainer.log_dir  # a collective under DDP: every rank asks, before rank 0 alone writes
+        if self.split_made is None or not trainer.is_global_zero or not log_dir:
+            return
+        rows = ["part\tline\tsmiles"]
+        for part, ids in zip(("val", "test", "train"), self.split_made, strict=True):
+            rows += [f"{part}\t{self.train_lines[i]}\t{self.train_smiles[i]}" for i in sorted(ids)]
+        folder = Path(log_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "split.tsv").write_text("\n".join(rows) + "\n")
+
+    def read_predict(self) -> tuple[list[Data], list[int]]:
+        if self.predict_path is None:
+            raise DataError("predict needs --data.predict_path: a CSV/TSV with a SMILES column, or an SDF file")
+        reading = MoleculeFiles(None, None, None, self.smiles_field, [], self.split, self.invalid)
+        graphs, molecules = reading.read(self.predict_path, lambda found, path: [None] * len(found))
+        return graphs, [m.line for m in molecules]
