@@ -19,10 +19,12 @@ from project.tasks import figures
 from project.tasks.base import Task, rows_sum_to_one
 
 THRESHOLDS = torch.linspace(0.05, 0.95, 19)  # the candidates `tune_threshold` picks from
+MISSING = -1  # a label not measured (an assay not run on that molecule): neither the loss nor a metric counts it
 
 
 class Multilabel(Task):
-    """Targets are 0/1 rows `[rows, num_labels]`; the network outputs one logit per label (no sigmoid).
+    """Targets are 0/1 rows `[rows, num_labels]`; the network outputs one logit per label (no sigmoid). A target of
+    -1 (`MISSING`) is a label not known for that row (Tox21-style data): the loss and every metric leave it out.
 
     Args:
         threshold: a label is predicted when its probability reaches this.
@@ -49,10 +51,11 @@ class Multilabel(Task):
         super().bind(num_outputs)
         self.register_buffer("pos_weight", torch.ones(num_outputs))
         # Per label and candidate threshold: true positives, false positives, false negatives.
+        unchecked = {"average": None, "validate_args": False, "ignore_index": MISSING}
         self.per_threshold = torch.nn.ModuleList(
-            MultilabelStatScores(num_outputs, threshold=float(t), average=None, validate_args=False) for t in THRESHOLDS
+            MultilabelStatScores(num_outputs, threshold=float(t), **unchecked) for t in THRESHOLDS
         )
-        self.per_label = MultilabelF1Score(num_outputs, average=None, validate_args=False)
+        self.per_label = MultilabelF1Score(num_outputs, **unchecked)
 
     @property
     def needs_train_targets(self) -> bool:
@@ -60,18 +63,23 @@ class Multilabel(Task):
 
     def fit_statistics(self, train_targets: torch.Tensor) -> None:
         if self.weighted:
-            positives = train_targets.float().sum(dim=0)
+            positives, negatives = (train_targets == 1).sum(dim=0).float(), (train_targets == 0).sum(dim=0).float()
             # A label never positive gets weight 1 (nothing to up-weigh), not infinity.
-            weight = (len(train_targets) - positives) / positives.clamp(min=1)
+            weight = negatives / positives.clamp(min=1)
             self.pos_weight.copy_(torch.where(positives > 0, weight, torch.ones_like(weight)))
 
     def loss(self, output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-        return F.binary_cross_entropy_with_logits(
-            output, target.to(output.dtype), pos_weight=self.pos_weight if self.weighted else None
+        weight = self.pos_weight if self.weighted else None
+        known = target != MISSING
+        if bool(known.all()):
+            return F.binary_cross_entropy_with_logits(output, target.to(output.dtype), pos_weight=weight)
+        each = F.binary_cross_entropy_with_logits(
+            output, target.clamp(min=0).to(output.dtype), pos_weight=weight, reduction="none"
         )
+        return (each * known).sum() / known.sum().clamp(min=1)  # the mean over the known labels
 
     def metrics(self) -> MetricCollection:
-        scoring = {"num_labels": self.num_outputs, "validate_args": False}
+        scoring = {"num_labels": self.num_outputs, "validate_args": False, "ignore_index": MISSING}
         threshold = float(self.threshold)
         return MetricCollection(
             {
@@ -119,11 +127,13 @@ class Multilabel(Task):
                 "both [batch, num_labels]. Check num_outputs (linked from the data's label count) and how the "
                 "batch is unpacked."
             )
-        if target.numel() and not ((target == 0) | (target == 1)).all():
-            bad = target[(target != 0) & (target != 1)]
+        allowed = (target == 0) | (target == 1) | (target == MISSING)
+        if target.numel() and not allowed.all():
+            bad = target[~allowed]
             raise TrainingProblem(
-                f"multilabel targets must be 0 or 1; this batch holds {float(bad[0]):g} ({bad.numel()} such values). "
-                "Counts or scores are not labels: threshold them, or use the regression task for real values."
+                f"multilabel targets must be 0 or 1 (-1: not known); this batch holds {float(bad[0]):g} ({bad.numel()} "
+                "such values). Counts or scores are not labels: threshold them, or use the regression task for real "
+                "values."
             )
 
     def check_outputs(self, output: torch.Tensor) -> str | None:
@@ -144,22 +154,22 @@ class Multilabel(Task):
         return None
 
     def check_targets(self, train_targets: torch.Tensor) -> list[str]:
-        rate = train_targets.float().mean(dim=0)
-        never = int((rate == 0).sum())
+        never = int(((train_targets == 1).sum(dim=0) == 0).sum())
         return (
             [f"{never} label(s) never occur in the training split: the model can only learn to say no"] if never else []
         )
 
     def expected_initial_loss(self, target: torch.Tensor) -> tuple[float, str]:
-        # A logit of 0 costs ln 2 per label; pos_weight w multiplies a positive's share by w.
+        # A logit of 0 costs ln 2 per known label; pos_weight w multiplies a positive's share by w.
         target = target.float()
         weight = self.pos_weight.cpu() if self.weighted else torch.ones(target.shape[-1])
-        per_element = (target * weight + (1 - target)).mean()
+        known = target != MISSING
+        per_element = ((target * weight + (1 - target)) * known).sum() / known.sum().clamp(min=1)
         return math.log(2) * float(per_element), "ln(2) per label" + (" (weighted)" if self.weighted else "")
 
     def describe_targets(self, targets: torch.Tensor, names: Sequence[str] | None, batches: int) -> str:
-        counts = targets.long().sum(dim=0)
-        per_row = targets.float().sum(dim=1)
+        counts = (targets == 1).long().sum(dim=0)
+        per_row = (targets == 1).float().sum(dim=1)
         return figures.histogram_lines(counts, names, batches) + (
             f"\n  labels per sample: mean {per_row.mean():.2f}, min {int(per_row.min())}, max {int(per_row.max())}"
         )

@@ -135,6 +135,27 @@ def test_classes_come_from_the_training_file_and_an_unseen_test_label_is_named(t
         dm.setup("fit")
 
 
+def test_several_label_columns_train_the_multilabel_task_with_unknown_labels_left_out(tmp_path):
+    lines = ["smiles,unsaturated,aromatic"]
+    for i, (smiles, doubles, _) in enumerate(chains(120)):
+        known = ["" if (i + k) % 4 == 0 else str(int(flag)) for k, flag in enumerate((doubles > 0, "c1" in smiles))]
+        lines.append(f"{smiles},{known[0]},{known[1]}")
+    (tmp_path / "labels.csv").write_text("\n".join(lines) + "\n")
+    cli = build(
+        "gcn", *TINY, f"--config={CONFIG}", "--model.task=project.tasks.Multilabel", "--data.path=labels.csv",
+        "--data.label_fields=[unsaturated,aromatic]", "--trainer.max_steps=4",
+    )  # fmt: skip
+    targets = cli.datamodule.train_targets()
+    assert cli.datamodule.class_names == ["unsaturated", "aromatic"] and targets.shape[1] == 2
+    assert set(targets.unique().tolist()) == {-1.0, 0.0, 1.0}
+    cli.trainer.fit(cli.model, cli.datamodule)
+    scores = cli.trainer.validate(cli.model, cli.datamodule, verbose=False)[0]
+    assert 0 <= scores["val/f1_macro"] <= 1 and torch.isfinite(torch.tensor(scores["val/loss"]))
+    (tmp_path / "bad.csv").write_text("smiles,a\nCCO,1\nCCN,yes\n")
+    with pytest.raises(DataError, match=r"bad.csv, line 3: label 'a' is 'yes'; a label column holds 0, 1, or nothing"):
+        GraphClassificationDataModule(source="smiles", path=str(tmp_path / "bad.csv"), label_fields=["a"]).setup()
+
+
 def test_a_scaffold_split_keeps_each_ring_system_in_one_part():
     smiles = [s for s, _, _ in chains(200)]
     val, test, train = scaffold_split(smiles, (0.1, 0.1))

@@ -12,7 +12,7 @@ from project.data.graphs.features import NodeFeature, with_node_features
 from project.data.graphs.files import load_tu
 
 # part: molecules
-from project.data.graphs.molecules import Invalid, Molecule, MoleculeFiles, Split, class_ids, target_values
+from project.data.graphs.molecules import Invalid, Molecule, MoleculeFiles, Split, class_ids, label_rows, target_values
 from project.data.graphs.synthetic import (
     FAMILIES,
     assortativity_graphs,  # part: regression
@@ -32,6 +32,7 @@ class GraphSetDataModule(BaseDataModule):
     """
 
     num_classes: int | None = None
+    multilabel = False  # several 0/1 labels per graph (-1: not known), not one class id
 
     def __init__(
         self,
@@ -84,7 +85,7 @@ class GraphSetDataModule(BaseDataModule):
             self.graphs = [self.featurised(g) for g in graphs]  # part: molecules
             self.fixed_test = [self.featurised(g) for g in test] if test is not None else None  # part: molecules
         for i, graph in enumerate(self.graphs + (self.fixed_test or [])):
-            check_graph(graph, f"graph {i}", self.num_classes)
+            check_graph(graph, f"graph {i}", None if self.multilabel else self.num_classes)
             if graph.num_node_features != self.num_features:
                 raise DataError(f"graph {i}: {graph.num_node_features} node features, graph 0 has {self.num_features}")
         val, test, train = self.split_ids()
@@ -129,6 +130,9 @@ class GraphClassificationDataModule(GraphSetDataModule):
         path, test_path, predict_path, smiles_field, split, invalid: the `smiles` source's files (`MoleculeFiles`).
         label_field: the `smiles` source's class column (an SDF property); `labels`: given by the CLI from a
             checkpoint, leave it unset.
+        label_fields: instead, several 0/1 columns, one label each, for the multilabel task
+            (`--model.task project.tasks.Multilabel`); an empty cell is a label not known (Tox21-style data),
+            which neither the loss nor a metric counts.
     """
 
     def __init__(
@@ -154,6 +158,7 @@ class GraphClassificationDataModule(GraphSetDataModule):
         split: Split = "random",  # part: molecules
         invalid: Invalid = "error",  # part: molecules
         labels: list[str] | None = None,  # part: molecules
+        label_fields: list[str] | None = None,  # part: molecules
     ) -> None:
         graphs: list[Data] | None = None
         if source == "synthetic":
@@ -165,9 +170,12 @@ class GraphClassificationDataModule(GraphSetDataModule):
             self.class_names = [str(c) for c in range(dataset.num_classes)]
         molecules = None  # part: molecules
         if source == "smiles":  # part: molecules
-            files = (path, test_path, predict_path, smiles_field, [label_field], split, invalid)  # part: molecules
-            molecules = MoleculeFiles(*files)  # part: molecules
-            self.class_names = list(labels) if labels is not None else molecules.label_names()  # part: molecules
+            self.multilabel = bool(label_fields)  # part: molecules
+            fields = list(label_fields) if label_fields else [label_field]  # part: molecules
+            molecules = MoleculeFiles(
+                path, test_path, predict_path, smiles_field, fields, split, invalid
+            )  # part: molecules
+            self.class_names = fields if self.multilabel else labels or molecules.label_names()  # part: molecules
         self.num_classes = len(self.class_names)
         where = f"{source} {name}" if source == "tu" else source
         super().__init__(
@@ -180,6 +188,8 @@ class GraphClassificationDataModule(GraphSetDataModule):
 
     # part: molecules
     def molecule_targets(self, molecules: list[Molecule], path: str) -> list[torch.Tensor]:
+        if self.multilabel:
+            return list(label_rows(molecules, self.class_names, path).unsqueeze(1))
         return class_ids(molecules, self.class_names, path)
 
     # part: molecules
@@ -188,7 +198,7 @@ class GraphClassificationDataModule(GraphSetDataModule):
         arguments: the CLI passes them back when it builds from a checkpoint, so the training file is not read)."""
         if self.molecules is None:
             return {}
-        keep = ("source", "smiles_field", "label_field", "node_features", "max_degree")
+        keep = ("source", "smiles_field", "label_field", "label_fields", "node_features", "max_degree")
         return {**{key: self.hparams[key] for key in keep}, "labels": self.class_names}
 
     # part: molecules

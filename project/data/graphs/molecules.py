@@ -39,7 +39,7 @@ BOND_FEATURES = len(BOND_TYPES) + 2 + 3  # type, conjugated, in a ring, stereo (
 
 @dataclass
 class Molecule:
-    """One molecule as read: where it came from, its canonical SMILES, its raw target values."""
+    """One molecule as read: its line, its SMILES (as written; an SDF record's as RDKit writes it), its raw values."""
 
     line: int
     smiles: str
@@ -220,6 +220,24 @@ def target_values(molecules: Sequence[Molecule], fields: Sequence[str], path: st
                 raise DataError(
                     f"{path}, line {molecule.line}: target {field!r} {what} (molecule {molecule.smiles!r}). Fill it "
                     "in, or remove the line"
+                )
+            row.append(value)
+        rows.append(row)
+    return torch.tensor(rows, dtype=torch.float)
+
+
+def label_rows(molecules: Sequence[Molecule], fields: Sequence[str], path: str | Path) -> torch.Tensor:
+    """Several 0/1 label columns as rows `[molecules, labels]`, an empty cell -1 (not known: the multilabel task
+    leaves it out); any other value names its line."""
+    rows = []
+    for molecule in molecules:
+        row = []
+        for field, text in zip(fields, molecule.values, strict=True):
+            value = {"": -1.0, "0": 0.0, "1": 1.0, "0.0": 0.0, "1.0": 1.0}.get(text)
+            if value is None:
+                raise DataError(
+                    f"{path}, line {molecule.line}: label {field!r} is {text!r}; a label column holds 0, 1, or "
+                    "nothing where it is not known"
                 )
             row.append(value)
         rows.append(row)
