@@ -250,3 +250,14 @@ def test_a_molecule_run_saves_its_split_predicts_from_the_checkpoint_alone_and_e
     with torch.no_grad():
         expected = model.predict_step(batch, 0)["value"]
     assert torch.allclose(torch.tensor([[float(v) for v in r[1:]] for r in rows]), expected, atol=1e-4)
+
+
+@pytest.mark.slow
+def test_the_doctor_finds_the_molecule_config_healthy(tmp_path, capsys):
+    from project import doctor
+
+    write_csv(tmp_path / "train.csv", chains(200))
+    data = ["--data.path=train.csv", "--data.target_fields=[doubles]"]
+    assert doctor.main(["--model", "gcn_regression", f"--config={CONFIG}", *data, *TINY]) == 0, capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "| overfit | ok |" in out and "Verdict: healthy." in out

@@ -10,9 +10,7 @@ from project.data.base import BaseDataModule, seeded_split
 from project.data.graphs.checks import check_graph
 from project.data.graphs.features import NodeFeature, with_node_features
 from project.data.graphs.files import load_tu
-
-# part: molecules
-from project.data.graphs.molecules import Invalid, Molecule, MoleculeFiles, Split, class_ids, label_rows, target_values
+from project.data.graphs.molecules import Invalid, MoleculeFiles, Split  # part: molecules
 from project.data.graphs.synthetic import (
     FAMILIES,
     assortativity_graphs,  # part: regression
@@ -81,7 +79,7 @@ class GraphSetDataModule(BaseDataModule):
 
     def build_splits(self) -> None:
         if self.graphs is None:  # part: molecules
-            graphs, test = self.molecules.read_splits(self.molecule_targets)  # part: molecules
+            graphs, test = self.molecules.read_splits()  # part: molecules
             self.graphs = [self.featurised(g) for g in graphs]  # part: molecules
             self.fixed_test = [self.featurised(g) for g in test] if test is not None else None  # part: molecules
         for i, graph in enumerate(self.graphs + (self.fixed_test or [])):
@@ -109,6 +107,22 @@ class GraphSetDataModule(BaseDataModule):
     def predict_lines(self) -> list[int] | None:
         return self.predict_where if self.trainer is None or self.trainer.predicting else None
 
+    def state_dict(self) -> dict[str, Any]:
+        """For molecules, what `predict` needs beside the checkpoint's weights: the keys are init arguments, which
+        the CLI passes back when it builds from a checkpoint, so the training file is not read again."""
+        state: dict[str, Any] = {}
+        if self.molecules is not None:  # part: molecules
+            state = {
+                **self.molecules.state(),
+                "node_features": self.node_features,
+                "max_degree": self.max_degree,
+            }  # part: molecules
+        return state
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        if state.get("labels", self.class_names) != self.class_names:
+            raise DataError(f"the checkpoint's labels {state['labels']} differ from this data's {self.class_names}")
+
     def train_targets(self) -> torch.Tensor:
         """Every training graph's target, stacked: for the task's statistics and checks."""
         self.setup()
@@ -127,7 +141,7 @@ class GraphClassificationDataModule(GraphSetDataModule):
             a constant where there are none), `constant`, `degree` (one-hot up to `max_degree`),
             `degree_profile`. The default adds degree to what the data gives: a GCN cannot see it otherwise.
         val_fraction, test_fraction: held out by `seed` (molecules: by `split`).
-        path, test_path, predict_path, smiles_field, split, invalid: the `smiles` source's files (`MoleculeFiles`).
+        path, test_path, predict_path, smiles_field, split, invalid: the `smiles` source's files (`molecules.py`).
         label_field: the `smiles` source's class column (an SDF property); `labels`: given by the CLI from a
             checkpoint, leave it unset.
         label_fields: instead, several 0/1 columns, one label each, for the multilabel task
@@ -170,12 +184,10 @@ class GraphClassificationDataModule(GraphSetDataModule):
             self.class_names = [str(c) for c in range(dataset.num_classes)]
         molecules = None  # part: molecules
         if source == "smiles":  # part: molecules
-            self.multilabel = bool(label_fields)  # part: molecules
-            fields = list(label_fields) if label_fields else [label_field]  # part: molecules
-            molecules = MoleculeFiles(
-                path, test_path, predict_path, smiles_field, fields, split, invalid
-            )  # part: molecules
-            self.class_names = fields if self.multilabel else labels or molecules.label_names()  # part: molecules
+            kind, fields = ("labels", label_fields) if label_fields else ("classes", [label_field])  # part: molecules
+            files = (path, test_path, predict_path, smiles_field, fields, kind, split, invalid)  # part: molecules
+            molecules = MoleculeFiles(*files, names=labels)  # part: molecules
+            self.class_names, self.multilabel = molecules.names, kind == "labels"  # part: molecules
         self.num_classes = len(self.class_names)
         where = f"{source} {name}" if source == "tu" else source
         super().__init__(
@@ -185,26 +197,6 @@ class GraphClassificationDataModule(GraphSetDataModule):
             molecules=molecules,  # part: molecules
         )  # fmt: skip
         self.save_hyperparameters(ignore=["labels"])
-
-    # part: molecules
-    def molecule_targets(self, molecules: list[Molecule], path: str) -> list[torch.Tensor]:
-        if self.multilabel:
-            return list(label_rows(molecules, self.class_names, path).unsqueeze(1))
-        return class_ids(molecules, self.class_names, path)
-
-    # part: molecules
-    def state_dict(self) -> dict[str, Any]:
-        """For the smiles source, what `predict` needs beside the checkpoint's weights (the keys are init
-        arguments: the CLI passes them back when it builds from a checkpoint, so the training file is not read)."""
-        if self.molecules is None:
-            return {}
-        keep = ("source", "smiles_field", "label_field", "label_fields", "node_features", "max_degree")
-        return {**{key: self.hparams[key] for key in keep}, "labels": self.class_names}
-
-    # part: molecules
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        if state and state.get("labels") != self.class_names:
-            raise DataError(f"the checkpoint's labels {state.get('labels')} differ from this data's {self.class_names}")
 
 
 # part: regression
@@ -256,8 +248,18 @@ class GraphRegressionDataModule(GraphSetDataModule):
         if source == "smiles":  # part: molecules
             if not target_fields:  # part: molecules
                 raise DataError("source smiles: name the target columns, --data.target_fields '[y]'")  # part: molecules
-            files = (path, test_path, predict_path, smiles_field, target_fields, split, invalid)  # part: molecules
-            molecules, names = MoleculeFiles(*files), list(target_fields)  # part: molecules
+            files = (
+                path,
+                test_path,
+                predict_path,
+                smiles_field,
+                target_fields,
+                "values",
+                split,
+                invalid,
+            )  # part: molecules
+            molecules = MoleculeFiles(*files)  # part: molecules
+            names = molecules.names  # part: molecules
         where = f"{source} {name}" if source == "tu" else source
         super().__init__(
             graphs=graphs, where=where, node_features=node_features, max_degree=max_degree,
@@ -273,18 +275,6 @@ class GraphRegressionDataModule(GraphSetDataModule):
     @property
     def num_outputs(self) -> int:
         return len(self.target_names)
-
-    # part: molecules
-    def molecule_targets(self, molecules: list[Molecule], path: str) -> list[torch.Tensor]:
-        return list(target_values(molecules, self.molecules.fields, path).unsqueeze(1))
-
-    # part: molecules
-    def state_dict(self) -> dict[str, Any]:
-        """For the smiles source, what `predict` needs beside the checkpoint (init arguments, as for classes)."""
-        if self.molecules is None:
-            return {}
-        keep = ("source", "smiles_field", "target_fields", "node_features", "max_degree")
-        return {key: self.hparams[key] for key in keep}
 
     @property
     def output_names(self) -> list[str]:

@@ -23,6 +23,9 @@ from project.extras import require
 
 Split = Literal["random", "scaffold"]
 Invalid = Literal["error", "skip"]
+# What the fields hold: one class column, several 0/1 label columns, or real-valued target columns.
+Kind = Literal["classes", "labels", "values"]
+FIELD_ARGUMENT = {"classes": "label_field", "labels": "label_fields", "values": "target_fields"}
 
 # Each feature is one-hot over its choices plus a last slot for anything else.
 ELEMENTS = ("C", "N", "O", "S", "F", "Cl", "Br", "I", "P", "B", "Si", "Se", "Na", "K")
@@ -298,7 +301,7 @@ def split_molecules(smiles: Sequence[str], fractions: Sequence[float], split: Sp
 
 class MoleculeFiles:
     """The `smiles` source of the graph DataModules: a training file, an optional test file of its own, the
-    columns, the split. `targets(molecules, path)` (the DataModule's) turns the read values into each `y`.
+    columns, the split, and how the columns become each graph's `y`.
 
     Args:
         path: the training molecules (CSV/TSV with a header, or SDF); validation (and test, unless `test_path`)
@@ -306,9 +309,12 @@ class MoleculeFiles:
         test_path: a test file of its own (a published split); then only validation is held out of `path`.
         predict_path: the molecules `predict` reads (their targets, if any, are not read).
         smiles_field: the SMILES column (an SDF's molecules are its records).
-        fields: the target columns (regression) or the label column (classification).
+        fields: the columns `kind` says: one class column, several 0/1 label columns (an empty cell: not known),
+            or the real-valued target columns.
         split: random (seeded), or scaffold (`scaffold_split`).
         invalid: an unparsable SMILES is an `error` naming its line, or `skip`ped and counted.
+        names: the output names when known (the classes, from a checkpoint); by default the fields, or for
+            classes the training file's, sorted.
     """
 
     def __init__(
@@ -318,16 +324,35 @@ class MoleculeFiles:
         predict_path: str | None,
         smiles_field: str,
         fields: Sequence[str],
+        kind: Kind,
         split: Split,
         invalid: Invalid,
+        names: Sequence[str] | None = None,
     ) -> None:
         require_rdkit()
         self.path, self.test_path, self.predict_path = path, test_path, predict_path
         self.smiles_field, self.fields, self.split, self.invalid = smiles_field, list(fields), split, invalid
+        self.kind = kind
         self.train_smiles: list[str] = []
         self.train_lines: list[int] = []
         self.split_made: list[list[int]] | None = None  # [val, test, train], as split_ids made it
         self.read_files: dict[str, list[Molecule]] = {}
+        if names is None:
+            names = self.label_names() if kind == "classes" else self.fields
+        self.names = list(names)
+
+    def targets(self, molecules: Sequence[Molecule], path: str | Path) -> list[torch.Tensor]:
+        """Each molecule's `y`: a class id `[1]`, or a row `[1, fields]` of labels or values."""
+        if self.kind == "classes":
+            return class_ids(molecules, self.names, path)
+        rows = label_rows if self.kind == "labels" else target_values
+        return list(rows(molecules, self.fields, path).unsqueeze(1))
+
+    def state(self) -> dict[str, Any]:
+        """What a checkpoint keeps so that `predict` needs no training file: init arguments of the DataModule."""
+        fields = self.fields[0] if self.kind == "classes" else self.fields
+        state = {"source": "smiles", "smiles_field": self.smiles_field, FIELD_ARGUMENT[self.kind]: fields}
+        return {**state, "labels": self.names} if self.kind == "classes" else state
 
     def probe(self) -> Data:
         """A small molecule's graph: the feature widths, known before any file is read."""
@@ -347,10 +372,11 @@ class MoleculeFiles:
             self.read_files[path] = read_molecules(path, self.smiles_field, self.fields, self.invalid)
         return self.read_files[path]
 
-    def read(self, path: str, targets: Any) -> tuple[list[Data], list[Molecule]]:
+    def read(self, path: str, with_targets: bool = True) -> tuple[list[Data], list[Molecule]]:
         molecules = self.molecules_of(path)
         graphs = []
-        for molecule, y in zip(molecules, targets(molecules, path), strict=True):
+        targets = self.targets(molecules, path) if with_targets else [None] * len(molecules)
+        for molecule, y in zip(molecules, targets, strict=True):
             graph = mol_to_graph(molecule.mol)
             graph.y, graph.smiles = y, molecule.smiles
             graphs.append(graph)
@@ -364,14 +390,14 @@ class MoleculeFiles:
             )
         return graphs, molecules
 
-    def read_splits(self, targets: Any) -> tuple[list[Data], list[Data] | None]:
+    def read_splits(self) -> tuple[list[Data], list[Data] | None]:
         if self.path is None:
             raise DataError(
                 "data.source smiles needs --data.path FILE: a CSV/TSV with a SMILES column and the targets, or an SDF"
             )
-        graphs, molecules = self.read(self.path, targets)
+        graphs, molecules = self.read(self.path)
         self.train_smiles, self.train_lines = [m.smiles for m in molecules], [m.line for m in molecules]
-        test = self.read(self.test_path, targets)[0] if self.test_path is not None else None
+        test = self.read(self.test_path)[0] if self.test_path is not None else None
         return graphs, test
 
     def split_ids(self, fixed_test: bool, fractions: Sequence[float], seed: int) -> list[list[int]]:
@@ -396,6 +422,6 @@ class MoleculeFiles:
     def read_predict(self) -> tuple[list[Data], list[int]]:
         if self.predict_path is None:
             raise DataError("predict needs --data.predict_path: a CSV/TSV with a SMILES column, or an SDF file")
-        reading = MoleculeFiles(None, None, None, self.smiles_field, [], self.split, self.invalid)
-        graphs, molecules = reading.read(self.predict_path, lambda found, path: [None] * len(found))
+        reading = MoleculeFiles(None, None, None, self.smiles_field, [], "values", self.split, self.invalid)
+        graphs, molecules = reading.read(self.predict_path, with_targets=False)
         return graphs, [m.line for m in molecules]
