@@ -170,7 +170,8 @@ def _table_rows(path: Path, smiles_field: str, fields: Sequence[str]) -> Iterato
 
 
 def _sdf_rows(path: Path, fields: Sequence[str]) -> Iterator[Molecule]:
-    """Records split at `$$$$` lines, so each is named by the line it starts on."""
+    """Records split at `$$$$` lines, so each is named by the line it starts on (RDKit's SDMolSupplier counts records,
+    not lines)."""
     from rdkit import Chem
 
     start, lines = 1, []
