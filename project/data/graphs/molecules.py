@@ -9,7 +9,7 @@ to matter (ring membership, hybridisation, conjugation) are in. The set follows 
 import contextlib
 import csv
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -209,43 +209,55 @@ def _sdf_properties(lines: list[str]) -> dict[str, str]:
     return properties
 
 
-def target_values(molecules: Sequence[Molecule], fields: Sequence[str], path: str | Path) -> torch.Tensor:
-    """The target columns as numbers `[molecules, targets]`; an empty or non-numeric value names its line."""
+LABEL_VALUES = {"": -1.0, "0": 0.0, "1": 1.0, "0.0": 0.0, "1.0": 1.0}  # a label column's cells; empty: not known
+
+
+def _cells(
+    molecules: Sequence[Molecule],
+    fields: Sequence[str],
+    path: str | Path,
+    parse: Callable[[str], float | None],
+    complaint: Callable[[str, str, Molecule], str],
+) -> torch.Tensor:
+    """`[molecules, fields]` of `parse(cell)`; a cell it refuses (None) stops naming its line, by `complaint`."""
     rows = []
     for molecule in molecules:
         row = []
         for field, text in zip(fields, molecule.values, strict=True):
-            try:
-                value = float(text)
-            except ValueError:
-                value = math.nan
-            if not math.isfinite(value):
-                what = "is empty" if not text else f"is {text!r}, not a number"
-                raise DataError(
-                    f"{path}, line {molecule.line}: target {field!r} {what} (molecule {molecule.smiles!r}). Fill it "
-                    "in, or remove the line"
-                )
+            value = parse(text)
+            if value is None:
+                raise DataError(f"{path}, line {molecule.line}: {complaint(field, text, molecule)}")
             row.append(value)
         rows.append(row)
     return torch.tensor(rows, dtype=torch.float)
+
+
+def _number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def target_values(molecules: Sequence[Molecule], fields: Sequence[str], path: str | Path) -> torch.Tensor:
+    """The target columns as numbers `[molecules, targets]`; an empty or non-numeric value names its line."""
+
+    def complaint(field: str, text: str, molecule: Molecule) -> str:
+        what = "is empty" if not text else f"is {text!r}, not a number"
+        return f"target {field!r} {what} (molecule {molecule.smiles!r}). Fill it in, or remove the line"
+
+    return _cells(molecules, fields, path, _number, complaint)
 
 
 def label_rows(molecules: Sequence[Molecule], fields: Sequence[str], path: str | Path) -> torch.Tensor:
     """Several 0/1 label columns as rows `[molecules, labels]`, an empty cell -1 (not known: the multilabel task
     leaves it out); any other value names its line."""
-    rows = []
-    for molecule in molecules:
-        row = []
-        for field, text in zip(fields, molecule.values, strict=True):
-            value = {"": -1.0, "0": 0.0, "1": 1.0, "0.0": 0.0, "1.0": 1.0}.get(text)
-            if value is None:
-                raise DataError(
-                    f"{path}, line {molecule.line}: label {field!r} is {text!r}; a label column holds 0, 1, or "
-                    "nothing where it is not known"
-                )
-            row.append(value)
-        rows.append(row)
-    return torch.tensor(rows, dtype=torch.float)
+
+    def complaint(field: str, text: str, molecule: Molecule) -> str:
+        return f"label {field!r} is {text!r}; a label column holds 0, 1, or nothing where it is not known"
+
+    return _cells(molecules, fields, path, LABEL_VALUES.get, complaint)
 
 
 def _label_order(label: str) -> tuple[int, float | str]:
