@@ -69,14 +69,16 @@ class Multilabel(Task):
             self.pos_weight.copy_(torch.where(positives > 0, weight, torch.ones_like(weight)))
 
     def loss(self, output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-        weight = self.pos_weight if self.weighted else None
+        # The mean over the known labels: with every label known, BCEWithLogitsLoss's mean. No branch on whether
+        # any is missing: asking would wait for the device at every step.
         known = target != MISSING
-        if bool(known.all()):
-            return F.binary_cross_entropy_with_logits(output, target.to(output.dtype), pos_weight=weight)
         each = F.binary_cross_entropy_with_logits(
-            output, target.clamp(min=0).to(output.dtype), pos_weight=weight, reduction="none"
+            output,
+            target.clamp(min=0).to(output.dtype),
+            pos_weight=self.pos_weight if self.weighted else None,
+            reduction="none",
         )
-        return (each * known).sum() / known.sum().clamp(min=1)  # the mean over the known labels
+        return (each * known).sum() / known.sum().clamp(min=1)
 
     def metrics(self) -> MetricCollection:
         scoring = {"num_labels": self.num_outputs, "validate_args": False, "ignore_index": MISSING}
