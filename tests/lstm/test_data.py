@@ -149,7 +149,7 @@ def test_truncation_keeps_the_configured_end(tmp_path, side, kept):
     )
     dm.setup("fit")
     row = next(i for i, r in enumerate(dm.train_set.rows) if r.label == "x")
-    assert dm.vocabulary.encode(kept) == dm.train_set.ids[row].tolist()
+    assert dm.vocabulary.encode(kept) == dm.train_set.items[row].tolist()
 
 
 # ---- real files --------------------------------------------------------------------------------
@@ -235,7 +235,7 @@ def test_truncating_the_wrong_end_loses_the_synthetic_label(side, bounds):
     long_rows = [i for i, r in enumerate(dm.train_set.rows) if len(r.text.split()) > 30]
     found = 0
     for i in long_rows:
-        kept = [markers[t] for t in dm.train_set.ids[i].tolist() if t in markers]
+        kept = [markers[t] for t in dm.train_set.items[i].tolist() if t in markers]
         found += bool(kept) and kept[-1] == dm.class_names[dm.train_set.labels[i]]
     assert len(long_rows) > 300
     assert bounds[0] <= found / len(long_rows) <= bounds[1]

@@ -1,5 +1,7 @@
-"""Text and other token sequences: vocabulary, padding + lengths, length-bucketed batches."""
+"""Text and other token sequences: vocabulary, padding + lengths, length-bucketed batches; a label per text, or a
+tag per token (CoNLL files)."""
 
 from project.data.text.datamodule import TextClassificationDataModule
+from project.data.text.tagging import TaggingDataModule
 
-__all__ = ["TextClassificationDataModule"]
+__all__ = ["TaggingDataModule", "TextClassificationDataModule"]

@@ -1,29 +1,80 @@
-"""Batching for variable-length sequences: pad to the batch's longest, and group similar lengths."""
+"""Batching for variable-length sequences, of token ids (text) or of values (project/data/sequences/): pad to the
+batch's longest, and group similar lengths. Shared by every sequence DataModule."""
 
 import copy
 from collections.abc import Sequence
+from typing import Any
 
 import torch
-from torch.utils.data import BatchSampler, DistributedSampler, Sampler
+from torch.utils.data import BatchSampler, DataLoader, Dataset, DistributedSampler, Sampler
 
+from project.data.base import BaseDataModule
 from project.data.sampling import EpochOrder
 
 SequenceBatch = tuple[torch.Tensor, torch.Tensor, torch.Tensor]
+PAD_TAG = -100  # the label of a padding step in per-step labels: never scored (the tasks' ignore_index)
 
 
 class PadCollate:
-    """`[(ids [T_i], label), ...]` → tokens `[B, T_max]` (0-padded), lengths `[B]` int64, labels `[B]`.
+    """`[(sequence [T_i, ...], label), ...]` → inputs `[B, T_max, ...]` zero-padded (token ids `[T_i]` or values
+    `[T_i, C]`), lengths `[B]` int64, labels `[B]`, or `[B, T_max]` padded with `PAD_TAG` where each step has
+    its own label (tagging).
 
     Pads to the longest sequence of this batch, not of the dataset.
     """
 
-    def __call__(self, samples: list[tuple[torch.Tensor, int]]) -> SequenceBatch:
-        lengths = torch.tensor([len(ids) for ids, _ in samples], dtype=torch.int64)
-        tokens = torch.zeros(len(samples), int(lengths.max()), dtype=torch.int64)
-        for row, (ids, _) in enumerate(samples):
-            tokens[row, : len(ids)] = ids
-        labels = torch.tensor([label for _, label in samples], dtype=torch.int64)
-        return tokens, lengths, labels
+    def __call__(self, samples: list[tuple[torch.Tensor, Any]]) -> SequenceBatch:
+        lengths = torch.tensor([len(x) for x, _ in samples], dtype=torch.int64)
+        first = samples[0][0]
+        inputs = first.new_zeros((len(samples), int(lengths.max()), *first.shape[1:]))
+        for row, (x, _) in enumerate(samples):
+            inputs[row, : len(x)] = x
+        labels = [label for _, label in samples]
+        if not isinstance(labels[0], torch.Tensor):
+            return inputs, lengths, torch.tensor(labels)
+        tags = torch.full((len(samples), inputs.shape[1]), PAD_TAG, dtype=torch.int64)
+        for row, label in enumerate(labels):
+            tags[row, : len(label)] = label
+        return inputs, lengths, tags
+
+
+class SequenceDataset(Dataset):
+    """`(sequence [T, ...], label)` pairs; `rows` keeps where each came from (`.line`) for errors and predictions."""
+
+    def __init__(self, items: list[torch.Tensor], labels: list[Any], rows: list[Any]) -> None:
+        self.items, self.labels, self.rows = items, labels, rows
+        self.lengths = [len(x) for x in items]
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, index: int) -> tuple[torch.Tensor, Any]:
+        return self.items[index], self.labels[index]
+
+
+class PaddedSequenceDataModule(BaseDataModule):
+    """What the sequence DataModules share: padded batches with lengths, training batches of similar lengths
+    (`bucketing`), folds that stay `SequenceDataset`s, and the predict file's line of each prediction."""
+
+    bucketing: bool = True
+    collate_fn = PadCollate()
+
+    def predict_lines(self) -> list[int] | None:
+        """The line of `predict_path` each prediction comes from."""
+        return [row.line for row in self.predict_set.rows] if isinstance(self.predict_set, SequenceDataset) else None
+
+    def pooled(self, train: Dataset, val: Dataset, indices: list[int]) -> Dataset:
+        """A fold stays a `SequenceDataset`: bucketing reads its lengths."""
+        assert isinstance(train, SequenceDataset) and isinstance(val, SequenceDataset)
+        items, labels, rows = train.items + val.items, train.labels + val.labels, train.rows + val.rows
+        return SequenceDataset([items[i] for i in indices], [labels[i] for i in indices], [rows[i] for i in indices])
+
+    def _loader(self, dataset: Dataset, train: bool, batch_sampler: Sampler[list[int]] | None = None) -> DataLoader:
+        if train and self.bucketing:
+            batch_sampler = BucketBatchSampler(
+                self._sampler(dataset, train), self.batch_size, drop_last=True, lengths=dataset.lengths
+            )
+        return super()._loader(dataset, train, batch_sampler)
 
 
 def padding_fraction(batches: Sequence[Sequence[int]], lengths: Sequence[int]) -> float:

@@ -4,31 +4,16 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 import torch
-from torch.utils.data import DataLoader, Dataset, Sampler
 
-from project.data.base import BaseDataModule, seeded_split
-from project.data.text.batching import BucketBatchSampler, PadCollate
+from project.data.base import seeded_split
+from project.data.text.batching import PaddedSequenceDataModule, SequenceDataset
 from project.data.text.files import TextRow, read_text_file
 from project.data.text.synthetic import generate_texts
 from project.data.text.vocab import Tokenizer, Vocabulary, tokenize
 from project.errors import DataError
 
 
-class TokenizedDataset(Dataset):
-    """`(ids int64 [T], label id)` pairs; `rows` keeps the source lines for error messages and predictions."""
-
-    def __init__(self, ids: list[torch.Tensor], labels: list[int], rows: list[TextRow]) -> None:
-        self.ids, self.labels, self.rows = ids, labels, rows
-        self.lengths = [len(x) for x in ids]
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def __getitem__(self, index: int) -> tuple[torch.Tensor, int]:
-        return self.ids[index], self.labels[index]
-
-
-class TextClassificationDataModule(BaseDataModule):
+class TextClassificationDataModule(PaddedSequenceDataModule):
     """Texts and labels → padded token batches `(tokens [B, T], lengths [B], labels [B])`.
 
     Without `train_path` it generates a synthetic task (see `synthetic.py`). With files:
@@ -78,7 +63,6 @@ class TextClassificationDataModule(BaseDataModule):
         self.tokenizer, self.max_length, self.truncation_side = tokenizer, max_length, truncation_side
         self.synthetic = (synthetic_samples, *synthetic_lengths)
         self.bucketing = bucketing
-        self.collate_fn = PadCollate()
         self._splits: dict[str, list[TextRow]] | None = None
         if vocabulary is None or labels is None:
             # The model's embedding and head are sized from these, so they exist before setup().
@@ -95,10 +79,6 @@ class TextClassificationDataModule(BaseDataModule):
     @property
     def vocab_size(self) -> int:
         return len(self.vocabulary)
-
-    def predict_lines(self) -> list[int] | None:
-        """The line of `predict_path` each prediction comes from (empty lines are skipped)."""
-        return [row.line for row in self.predict_set.rows] if isinstance(self.predict_set, TokenizedDataset) else None
 
     def state_dict(self) -> dict[str, Any]:
         # Keys are init arguments: the CLI passes them back when it builds from a checkpoint.
@@ -119,19 +99,6 @@ class TextClassificationDataModule(BaseDataModule):
             self.train_set, self.val_set, self.test_set = (
                 self._encode(splits[split], self._source(split)) for split in ("train", "val", "test")
             )
-
-    def pooled(self, train: Dataset, val: Dataset, indices: list[int]) -> Dataset:
-        """A fold stays a `TokenizedDataset`: bucketing reads its lengths."""
-        assert isinstance(train, TokenizedDataset) and isinstance(val, TokenizedDataset)
-        ids, labels, rows = train.ids + val.ids, train.labels + val.labels, train.rows + val.rows
-        return TokenizedDataset([ids[i] for i in indices], [labels[i] for i in indices], [rows[i] for i in indices])
-
-    def _loader(self, dataset: Dataset, train: bool, batch_sampler: Sampler[list[int]] | None = None) -> DataLoader:
-        if train and self.bucketing:
-            batch_sampler = BucketBatchSampler(
-                self._sampler(dataset, train), self.batch_size, drop_last=True, lengths=dataset.lengths
-            )
-        return super()._loader(dataset, train, batch_sampler)
 
     # ---- reading and encoding ------------------------------------------------------------------
 
@@ -164,7 +131,7 @@ class TextClassificationDataModule(BaseDataModule):
             tokens = tokens[-self.max_length :] if self.truncation_side == "left" else tokens[: self.max_length]
         return tokens
 
-    def _encode(self, rows: Sequence[TextRow], source: str) -> TokenizedDataset:
+    def _encode(self, rows: Sequence[TextRow], source: str) -> SequenceDataset:
         """Token ids per row; rows without a label (prediction) get label -1."""
         label_ids = {name: i for i, name in enumerate(self.class_names)}
         for row in rows:
@@ -175,4 +142,4 @@ class TextClassificationDataModule(BaseDataModule):
                 )
         ids = [torch.tensor(self.vocabulary.encode(self._tokens(row.text)), dtype=torch.int64) for row in rows]
         labels = [label_ids.get(row.label, -1) for row in rows]
-        return TokenizedDataset(ids, labels, list(rows))
+        return SequenceDataset(ids, labels, list(rows))
