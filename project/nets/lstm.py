@@ -196,23 +196,10 @@ class LSTMClassifier(nn.Module):
         return self.head(self.features(inputs, lengths))
 
 
-class LSTMTagger(nn.Module):
-    """`LSTMEncoder`'s output at every step, then a linear head per step: `(tokens [B, T], lengths [B])` → scores
+class LSTMTagger(LSTMClassifier):
+    """`LSTMEncoder`'s output at every step, then the linear head per step: `(tokens [B, T], lengths [B])` → scores
     `[B, T, num_outputs]`, one row of tag scores per token (what a CRF, where the task has one, reads). Each step's
     own output, not the last state: a tag belongs to its token. Options as `LSTMClassifier`'s."""
-
-    def __init__(
-        self,
-        num_outputs: int,
-        vocab_size: int | None = None,
-        num_channels: int | None = None,
-        dropout: float = 0.0,
-        **encoder: Any,
-    ) -> None:
-        super().__init__()
-        self.features = LSTMEncoder(vocab_size=vocab_size, num_channels=num_channels, dropout=dropout, **encoder)
-        self.head = nn.Sequential(nn.Dropout(dropout), nn.Linear(self.features.out_dim, num_outputs))
-        self.head.apply(init_weights)
 
     def forward(self, inputs: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         return self.head(self.features.steps(inputs, lengths))

@@ -45,6 +45,8 @@ class Predictor(nn.Module):
 
     def forward(self, *inputs: torch.Tensor) -> tuple[torch.Tensor, ...]:
         output = self.net(*inputs)
+        if not self.keys:  # a task whose predictions are all ids (tagging's Viterbi): the outputs alone
+            return (output,)
         predicted = self.task.predict(output)
         return (output, *(predicted[key] for key in self.keys))
 

@@ -15,7 +15,7 @@ from project.cli import build
 from project.cli.registry import MODELS
 from project.tools.export import main as export_main
 from project.tools.onnx_export import ExportMismatch, export_onnx, named_inputs, rebuild
-from tests.conftest import SMALL, TINY
+from tests.conftest import SMALL, TINY, run
 
 # Each model's runs (its SMALL data) and, for the comparison, a DataModule whose validation batches differ in
 # size from those the file was traced on.
@@ -40,6 +40,12 @@ OTHER_SIZES = {
 }
 
 
+# torch 2.13's exporter keeps state between exports in one process: once a padded bidirectional LSTM (the text
+# model's) has been exported, the next one's aten.lstm is decomposed step by step, which fixes its time axis. The
+# command exports one model per process, as these do here.
+OWN_PROCESS = {"lstm_sequences", "lstm_tagger"}  # part: lstm
+
+
 def trained_checkpoint(name: str, *args: str) -> Path:
     """A few steps of `name`, saved in its run folder beside the config.yaml project.fit writes."""
     model, *run = RUNS[name]
@@ -54,8 +60,12 @@ def trained_checkpoint(name: str, *args: str) -> Path:
 @pytest.mark.parametrize("name", list(RUNS))
 def test_the_onnx_file_computes_what_the_checkpoint_does_at_other_sizes(name):
     checkpoint = trained_checkpoint(name)
-    out, verdict = export_onnx(checkpoint)
-    assert out == checkpoint.with_suffix(".onnx") and verdict.matches and verdict.difference < 1e-4
+    if name in OWN_PROCESS:
+        out = checkpoint.with_suffix(".onnx")
+        assert ": match\n" in run("project.export", str(checkpoint), "--format", "onnx", cwd=Path.cwd())
+    else:
+        out, verdict = export_onnx(checkpoint)
+        assert out == checkpoint.with_suffix(".onnx") and verdict.matches and verdict.difference < 1e-4
     assert sorted(p.name for p in out.parent.glob("*.onnx*")) == [out.name]  # one file, the weights inside
 
     model, datamodule = rebuild(checkpoint, None, OTHER_SIZES[name])

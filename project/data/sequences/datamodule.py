@@ -5,7 +5,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from project.data.base import seeded_split
 from project.data.sequences.files import Missing, NumericSequence, SequenceFile, read_sequences
 from project.data.sequences.synthetic import CHANNELS, generate_sequences
 from project.data.text.batching import PaddedSequenceDataModule, SequenceDataset
@@ -137,14 +136,8 @@ class NumericSequenceDataModule(PaddedSequenceDataModule):
         else:
             read = read_sequences(self.paths["train"], *self.fields, self.missing)
             sequences, self.channels = read.sequences, read.channels
-        fractions = [0.0 if self.paths[s] else f for s, f in (("val", self.val_fraction), ("test", self.test_fraction))]
-        held = dict(zip(("val", "test", "train"), seeded_split(len(sequences), fractions, self.seed), strict=True))
-        splits = {split: [sequences[i] for i in sorted(ids)] for split, ids in held.items()}
-        self._splits = splits
-        for split in ("val", "test"):
-            if self.paths[split]:
-                splits[split] = self._read(self.paths[split]).sequences
-        return splits
+        self._splits = self.held_out(sequences, lambda path: self._read(path).sequences)
+        return self._splits
 
     def _encode(self, sequences: list[NumericSequence], source: str) -> SequenceDataset:
         """Scaled values per sequence (a missing value: 0, the training mean); unlabelled sequences get label -1."""

@@ -2,17 +2,18 @@
 batch's longest, and group similar lengths. Shared by every sequence DataModule."""
 
 import copy
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import torch
 from torch.utils.data import BatchSampler, DataLoader, Dataset, DistributedSampler, Sampler
 
-from project.data.base import BaseDataModule
+from project.data.base import BaseDataModule, seeded_split
 from project.data.sampling import EpochOrder
 
 SequenceBatch = tuple[torch.Tensor, torch.Tensor, torch.Tensor]
 PAD_TAG = -100  # the label of a padding step in per-step labels: never scored (the tasks' ignore_index)
+Row = TypeVar("Row")
 
 
 class PadCollate:
@@ -58,6 +59,23 @@ class PaddedSequenceDataModule(BaseDataModule):
 
     bucketing: bool = True
     collate_fn = PadCollate()
+    # Set by each subclass's __init__: the files by split (train, val, test, predict), the shares held out of the
+    # training file where a split has none, and the seed that picks them.
+    paths: dict[str, str | None]
+    val_fraction: float
+    test_fraction: float
+    seed: int
+
+    def held_out(self, rows: list[Row], read: Callable[[str], list[Row]]) -> dict[str, list[Row]]:
+        """Train, val and test rows: a split with its own file reads it (`read`), the others are held out of `rows`
+        (the training file's, or generated ones) by `seed`, in the file's order."""
+        fractions = [0.0 if self.paths[s] else f for s, f in (("val", self.val_fraction), ("test", self.test_fraction))]
+        held = dict(zip(("val", "test", "train"), seeded_split(len(rows), fractions, self.seed), strict=True))
+        splits = {split: [rows[i] for i in sorted(ids)] for split, ids in held.items()}
+        for split in ("val", "test"):
+            if self.paths[split]:
+                splits[split] = read(self.paths[split])
+        return splits
 
     def predict_lines(self) -> list[int] | None:
         """The line of `predict_path` each prediction comes from."""

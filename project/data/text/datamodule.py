@@ -5,7 +5,6 @@ from typing import Any, Literal
 
 import torch
 
-from project.data.base import seeded_split
 from project.data.text.batching import PaddedSequenceDataModule, SequenceDataset
 from project.data.text.files import TextRow, read_text_file
 from project.data.text.synthetic import generate_texts
@@ -112,15 +111,8 @@ class TextClassificationDataModule(PaddedSequenceDataModule):
             rows = [TextRow(t, y, i) for i, (t, y) in enumerate(generate_texts(n, low, high, seed=self.seed), 1)]
         else:
             rows = read_text_file(self.paths["train"], text_field, label_field)
-        # A split with its own file holds nothing out of the training rows.
-        fractions = [0.0 if self.paths[s] else f for s, f in (("val", self.val_fraction), ("test", self.test_fraction))]
-        held = dict(zip(("val", "test", "train"), seeded_split(len(rows), fractions, self.seed), strict=True))
-        splits = {split: [rows[i] for i in sorted(ids)] for split, ids in held.items()}
-        for split in ("val", "test"):
-            if self.paths[split]:
-                splits[split] = read_text_file(self.paths[split], text_field, label_field)
-        self._splits = splits
-        return splits
+        self._splits = self.held_out(rows, lambda path: read_text_file(path, text_field, label_field))
+        return self._splits
 
     def _source(self, split: str) -> str:
         return self.paths[split] or self.paths["train"] or f"synthetic {split} data"

@@ -4,7 +4,6 @@ from typing import Any
 
 import torch
 
-from project.data.base import seeded_split
 from project.data.text.batching import PaddedSequenceDataModule, SequenceDataset
 from project.data.text.conll import BioErrors, TaggedSentence, read_conll
 from project.data.text.tagged_synthetic import generate_tagged
@@ -111,14 +110,8 @@ class TaggingDataModule(PaddedSequenceDataModule):
             sentences = [TaggedSentence(t, y, [i] * len(t)) for i, (t, y) in enumerate(generated, 1)]
         else:
             sentences = self._read(self.paths["train"])
-        fractions = [0.0 if self.paths[s] else f for s, f in (("val", self.val_fraction), ("test", self.test_fraction))]
-        held = dict(zip(("val", "test", "train"), seeded_split(len(sentences), fractions, self.seed), strict=True))
-        splits = {split: [sentences[i] for i in sorted(ids)] for split, ids in held.items()}
-        for split in ("val", "test"):
-            if self.paths[split]:
-                splits[split] = self._read(self.paths[split])
-        self._splits = splits
-        return splits
+        self._splits = self.held_out(sentences, self._read)
+        return self._splits
 
     def _tokens(self, sentence: TaggedSentence) -> list[str]:
         return [t.lower() for t in sentence.tokens] if self.lowercase else sentence.tokens
