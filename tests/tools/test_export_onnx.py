@@ -43,7 +43,7 @@ OTHER_SIZES = {
 # torch 2.13's exporter keeps state between exports in one process: once a padded bidirectional LSTM (the text
 # model's) has been exported, the next one's aten.lstm is decomposed step by step, which fixes its time axis. The
 # command exports one model per process, as these do here.
-OWN_PROCESS = {"lstm_sequences", "lstm_tagger"}  # part: lstm
+OWN_PROCESS = {"lstm_sequences", "lstm_tagger"}
 
 
 def trained_checkpoint(name: str, *args: str) -> Path:

@@ -41,8 +41,18 @@ def mlflow_points(client: MlflowClient, run) -> dict[str, list[tuple[int, float]
 def wandb_rows(cwd: Path) -> tuple[list[Path], list[dict]]:
     """The run's offline W&B folders, and the rows `run.log` wrote in them, in order."""
     folders = sorted((cwd / "logs" / MODEL / "version_0" / "wandb").glob("offline-run-*"))
-    rows = [row for folder in folders for row in history(next(folder.glob("run-*.wandb")))]
+    rows = [row for folder in folders for row in history(run_file(folder))]
     return folders, rows
+
+
+def run_file(folder: Path, wait: float = 30.0) -> Path:
+    """The folder's run file. W&B's service is a process of its own: on a busy CPU it may still be writing the file
+    after the fit that logged to it has exited (seen in the full suite, never alone)."""
+    deadline = time.monotonic() + wait
+    while not (found := sorted(folder.glob("run-*.wandb"))) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert found, f"{folder} holds no run file after {wait:.0f} s: {sorted(p.name for p in folder.iterdir())}"
+    return found[0]
 
 
 def steps_by_metric(rows: list[dict]) -> dict[str, list[int]]:
