@@ -90,6 +90,9 @@ def python(
     (tests/preloaded.py); anything else starts from scratch.
     """
     env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}  # this project's package, from any folder
+    # A W&B run made in this test process (a logger built in-process) leaves the address of its service here; a run
+    # started now would log to that service, which may be gone, and its offline folder would stay without records.
+    env.pop("WANDB_SERVICE", None)
     if PRELOADED.serves(args, env):
         return PRELOADED.run(args, cwd=cwd, env=env, timeout=timeout)
     return subprocess.run(

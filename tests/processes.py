@@ -14,6 +14,7 @@ from tests.conftest import SMALL, TINY, python
 ROOT = Path(__file__).resolve().parents[1]
 PRESETS = ROOT / "configs" / "presets"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}  # so `tests.signal_at` imports in every process
+ENV.pop("WANDB_SERVICE", None)  # a W&B service of this test process is not the child's (tests/conftest.py: python)
 
 
 def fit_command(family: str, cwd: Path, *args: str, every: int = 2) -> list[str]:
