@@ -1,0 +1,223 @@
+"""`python -m project.serve`: the real server in a process of its own, asked over HTTP by a real client, answers what
+`python -m project predict` writes for the same inputs, for every model, requests batched together; the ONNX file
+served answers it within the export's tolerance."""
+
+import base64
+import io
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+
+from project.cli import main
+from project.serving.api import NAME_COLUMNS
+from tests.conftest import ROOT, SMALL, TINY
+from tests.serving.server import ask_together, serving, trained
+
+CONFIGS = ROOT / "configs"
+
+
+@dataclass
+class Case:
+    """A model served: how it trains (`args`), what `predict` reads beside them (its files written when the case is
+    made), and the same inputs as requests."""
+
+    model: str
+    args: list[str]
+    predict: list[str] = field(default_factory=list)
+    requests: Callable[[Any], list[dict[str, Any]]] = lambda cli: []  # from the trained run's CLI
+
+
+CASES: dict[str, Callable[[], Case]] = {}  # by name, each made when its test runs (some write files)
+
+
+def case(make: Callable[[], Case]) -> Callable[[], Case]:
+    CASES[make.__name__] = make
+    return make
+
+
+def chunks(items: list[Any], name: str, size: int = 3) -> list[dict[str, Any]]:
+    """Several requests of a few inputs each: they meet in LitServe's batches."""
+    return [{name: items[i : i + size]} for i in range(0, len(items), size)]
+
+
+# part: cnn
+def image_requests(cli: Any) -> list[dict[str, Any]]:
+    """The test split's images (what `predict` predicts) as PNG files: lossless, so the same pixels arrive."""
+
+    def png(image: torch.Tensor) -> str:
+        buffer = io.BytesIO()
+        Image.fromarray(image.permute(1, 2, 0).numpy()).save(buffer, format="PNG")
+        return base64.b64encode(buffer.getvalue()).decode()
+
+    cli.datamodule.setup("test")
+    return chunks([png(image) for image, _ in cli.datamodule.test_set], "images")
+
+
+# part: cnn
+@case
+def cnn() -> Case:
+    return Case("cnn", [*SMALL["cnn"], "--data.num_test=10"], requests=image_requests)
+
+
+# part: cnn, multilabel
+@case
+def cnn_multilabel() -> Case:
+    return Case("cnn_multilabel", [*SMALL["cnn_multilabel"], "--data.num_test=10"], requests=image_requests)
+
+
+# part: lstm
+@case
+def lstm() -> Case:
+    texts = ["alpha beta gamma", "gamma gamma delta unknown-word", "beta", "delta alpha beta beta gamma"]
+    Path("texts.txt").write_text("\n".join(texts) + "\n")
+    return Case("lstm", SMALL["lstm"], ["--data.predict_path=texts.txt"], lambda cli: chunks(texts, "texts"))
+
+
+# part: lstm
+@case
+def lstm_sequences() -> Case:
+    rng = np.random.default_rng(3)
+    values = [rng.normal(size=(n, 3)).astype(np.float32) for n in (5, 12, 8, 20, 3)]
+    np.savez("sequences.npz", values=np.concatenate(values), lengths=[len(v) for v in values], channels=["x", "y", "z"])
+    requests = chunks([v.tolist() for v in values], "sequences", 2)
+    return Case("lstm_sequences", SMALL["lstm_sequences"], ["--data.predict_path=sequences.npz"], lambda cli: requests)
+
+
+# part: lstm
+@case
+def lstm_tagger() -> Case:
+    sentences = [["Ada", "lives", "in", "Paris"], ["Acme", "hired", "Bob", "Smith", "today"], ["in"]]
+    Path("sentences.conll").write_text("\n\n".join("\n".join(s) for s in sentences) + "\n")
+    predict = ["--data.predict_path=sentences.conll"]
+    return Case("lstm_tagger", SMALL["lstm_tagger"], predict, lambda cli: chunks(sentences, "sentences", 2))
+
+
+# part: lstm, regression
+@case
+def lstm_forecast() -> Case:
+    def the_series_end(cli: Any) -> list[dict[str, Any]]:  # what `predict` forecasts from without a file
+        data = cli.datamodule
+        return [{"values": data.load()[""].values[-data.input_length :].tolist()}]
+
+    return Case("lstm_forecast", SMALL["lstm_forecast"], requests=the_series_end)
+
+
+# part: gcn
+def graph_requests(cli: Any) -> list[dict[str, Any]]:
+    """The test split's graphs (what `predict` predicts) as edge lists; their nodes carry no features of their own."""
+    cli.datamodule.setup("test")
+    graphs = [{"edges": g.edge_index.t().tolist(), "num_nodes": g.num_nodes} for g in cli.datamodule.test_set]
+    return chunks(graphs, "graphs")
+
+
+# part: gcn
+@case
+def gcn() -> Case:
+    return Case("gcn", SMALL["gcn"], requests=graph_requests)
+
+
+# part: gcn, regression
+@case
+def gcn_regression() -> Case:
+    return Case("gcn_regression", SMALL["gcn_regression"], requests=graph_requests)
+
+
+# part: gcn
+@case
+def gcn_node() -> Case:
+    every_node = lambda cli: [{"nodes": list(range(cli.datamodule.graph.num_nodes))}]  # noqa: E731
+    return Case("gcn", [f"--config={CONFIGS / 'gcn_node.yaml'}"], requests=every_node)
+
+
+# part: gcn
+@case
+def gcn_link() -> Case:
+    Path("pairs.csv").write_text("src,dst\n0,1\n5,17\n3,2\n40,41\n")
+    requests = [{"pairs": [["0", "1"], ["5", "17"]]}, {"pairs": [[3, 2], ["40", "41"]]}]  # names, or ids as numbers
+    return Case("gcn_link", SMALL["gcn_link"], ["--data.predict_path=pairs.csv"], lambda cli: requests)
+
+
+# part: gcn
+@case
+def gcn_link_top_k() -> Case:
+    requests = [{"nodes": ["0"], "top_k": 4}, {"nodes": [7], "top_k": 4}]
+    return Case("gcn_link", SMALL["gcn_link"], ["--data.predict_nodes=[0, 7]", "--data.top_k=4"], lambda cli: requests)
+
+
+# part: molecules
+@case
+def molecules() -> Case:
+    from tests.gcn.test_molecules import chains, write_csv
+
+    smiles = ["CCO", "c1ccccc1O", "CC(=O)O", "C=CC=C", "C1CCCCC1"]
+    Path("new.csv").write_text("smiles\n" + "\n".join(smiles) + "\n")
+    train = write_csv(Path("molecules.csv").resolve(), chains(120))
+    args = [f"--config={CONFIGS / 'gcn_molecules.yaml'}", f"--data.path={train}", "--data.target_fields=[doubles]"]
+    return Case("gcn_regression", args, ["--data.predict_path=new.csv"], lambda cli: chunks(smiles, "smiles", 2))
+
+
+def predicted(case: Case, checkpoint: Path) -> tuple[list[str], list[list[str]]]:
+    """predictions.tsv of `predict` from the checkpoint: its columns and rows, without the first (index, line)."""
+    done = main(["predict", f"--model={case.model}", f"--ckpt_path={checkpoint}", *TINY, *case.args, *case.predict])
+    header, *lines = (Path(done.trainer.log_dir) / "predictions.tsv").read_text().splitlines()
+    return header.split("\t")[1:], [line.split("\t")[1:] for line in lines]
+
+
+def as_rows(answers: list[httpx.Response], columns: list[str]) -> list[list[Any]]:
+    """The answers' rows in order, each in predictions.tsv's column order: an input's several rows one by one."""
+    rows = []
+    for answer in answers:
+        assert answer.status_code == 200, answer.text
+        for prediction in answer.json()["predictions"]:
+            for row in prediction if isinstance(prediction, list) else [prediction]:
+                assert list(row) == columns
+                rows.append([row[c] for c in columns])
+    return rows
+
+
+def written(columns: list[str], rows: list[list[str]]) -> list[list[Any]]:
+    """predictions.tsv's cells as the server answers them: names as strings, every other cell a number."""
+    return [[cell if c in NAME_COLUMNS else float(cell) for c, cell in zip(columns, row, strict=True)] for row in rows]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(CASES))
+def test_the_server_answers_what_predict_writes(name):
+    case = CASES[name]()
+    cli, checkpoint = trained(case.model, *case.args)
+    columns, expected = predicted(case, checkpoint)
+    requests = case.requests(cli)
+    with serving(checkpoint, "--max_batch_size=4", "--batch_timeout=0.05") as url:
+        got = as_rows(ask_together(url, requests), columns)
+    assert len(got) == len(expected) > 0
+    assert got == written(columns, expected)
+
+
+# The ONNX file's network in onnxruntime: the same answers within the export's tolerance (1e-4 + 1e-4 × |value|,
+# docs/export.md), plus the half unit of the 4th decimal predictions.tsv rounds to.
+ONNX_CASES = ["cnn", "lstm"]  # part: cnn, lstm
+ONNX_CASES = [name for name in ONNX_CASES if name in CASES]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ONNX_CASES)
+def test_the_onnx_file_served_answers_what_predict_writes_within_the_export_tolerance(name):
+    from project.tools.onnx_export import export_onnx
+
+    case = CASES[name]()
+    cli, checkpoint = trained(case.model, *case.args)
+    export_onnx(checkpoint)
+    columns, expected = predicted(case, checkpoint)
+    with serving(checkpoint, "--onnx", "--max_batch_size=4", "--batch_timeout=0.05") as url:
+        got = as_rows(ask_together(url, case.requests(cli)), columns)
+    assert len(got) == len(expected) > 0
+    for have, want in zip(got, written(columns, expected), strict=True):
+        for column, a, b in zip(columns, have, want, strict=True):
+            assert a == b if column in NAME_COLUMNS else abs(a - b) <= 2e-4 + 1e-4 * abs(b), (column, a, b)
