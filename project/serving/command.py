@@ -1,0 +1,67 @@
+"""`python -m project.serve CHECKPOINT`: serve a checkpoint on LitServe, `POST /predict` and `GET /health`.
+
+Requests and answers per model: docs/serving.md. The checkpoint is read with weights only (project/checkpoints/io.py):
+a checkpoint that holds code is refused, as `predict` refuses it.
+"""
+
+import argparse
+from pathlib import Path
+
+from project.checkpoints.io import read_checkpoint
+from project.errors import ConfigError
+from project.extras import require
+
+MAX_PAYLOAD_MB = 10  # a larger body is answered 413 before it is read whole
+
+
+def main(args: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m project.serve",
+        description=__doc__.splitlines()[0],
+        epilog="Arguments after the known ones go to the run's config, e.g. --data.root moved/data.",
+    )
+    parser.add_argument("checkpoint", help="a .ckpt written by training (its run folder holds config.yaml)")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--host", default="127.0.0.1", help="0.0.0.0 to answer other machines (default: this one)")
+    parser.add_argument("--workers", type=int, default=1, help="inference processes, each with its own model copy")
+    parser.add_argument("--max_batch_size", type=int, default=8, help="requests predicted together at most")
+    parser.add_argument("--batch_timeout", type=float, default=0.005, help="seconds a batch waits to fill")
+    parser.add_argument(
+        "--onnx",
+        nargs="?",
+        const="",
+        help="run the exported ONNX file's network with onnxruntime (default file: the checkpoint's, .onnx)",
+    )
+    parser.add_argument("--accelerator", default="auto", choices=("auto", "cpu", "cuda"))
+    parser.add_argument("--config", help="the run's config (default: config.yaml of the checkpoint's run)")
+    parser.add_argument("--max_payload_mb", type=float, default=MAX_PAYLOAD_MB, help="the largest request body, in MB")
+    known, overrides = parser.parse_known_args(args)
+    require("litserve", extra="serve")
+    import litserve as ls
+
+    from project.serving.api import ModelAPI
+
+    checkpoint = Path(known.checkpoint)
+    if not checkpoint.is_file():
+        raise ConfigError(f"{checkpoint}: no such checkpoint (a run's checkpoints/last.ckpt, for example)")
+    read_checkpoint(checkpoint, mmap=True)  # refused here, before a worker starts, if cut short or holding code
+    onnx = None
+    if known.onnx is not None:
+        onnx = Path(known.onnx) if known.onnx else checkpoint.with_suffix(".onnx")
+        if not onnx.is_file():
+            export = f"python -m project.export {checkpoint} --format onnx"
+            raise ConfigError(f"{onnx}: no such file; export the checkpoint first: {export}")
+        require("onnxruntime", extra="onnx")
+    if known.workers < 1 or known.max_batch_size < 1 or known.batch_timeout < 0:
+        raise ConfigError("--workers and --max_batch_size must be at least 1, --batch_timeout at least 0")
+    api = ModelAPI(checkpoint, onnx, known.config, overrides, known.max_batch_size, known.batch_timeout)
+    server = ls.LitServer(
+        api,
+        accelerator="cpu" if onnx is not None else known.accelerator,
+        devices=1,
+        workers_per_device=known.workers,
+        max_payload_size=int(known.max_payload_mb * 2**20),  # bytes: LitServe compares the body's size with it
+        timeout=60,
+    )
+    print(f"serving {checkpoint} at http://{known.host}:{known.port}/predict (health: /health)", flush=True)
+    server.run(host=known.host, port=known.port, generate_client_file=False, log_level="warning")

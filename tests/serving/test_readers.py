@@ -1,0 +1,102 @@
+"""What each model's requests may hold: a bad one is a `BadRequest` naming the field (and the item of a list), with
+the status it is answered with; the readers run in this process here, on models built but not trained (the server
+and its HTTP answers: test_bad_requests.py)."""
+
+from functools import cache
+from typing import Any
+
+import pytest
+
+from project.cli import build
+from project.serving.readers import reader_for
+from project.serving.requests import BadRequest
+from tests.conftest import ROOT, SMALL, TINY
+
+
+@cache
+def reader(name: str) -> Any:
+    """The reader of `name`'s requests; `gcn_node` is the GCN on one graph (configs/gcn_node.yaml)."""
+    args = [f"--config={ROOT / 'configs' / 'gcn_node.yaml'}"] if name == "gcn_node" else SMALL[name]
+    cli = build("gcn" if name == "gcn_node" else name, *TINY, *args)
+    cli.model.trainer, cli.trainer.predicting = cli.trainer, True  # as the server has them (project/serving/api.py)
+    return reader_for(cli.model.eval(), cli.datamodule)
+
+
+LINE = [[0.0, 0.0, 0.0]] * 4  # a numeric sequence of 4 steps, 3 channels
+
+BAD = [
+    ("cnn", {"image": 3}, 400, "image: a base64-encoded PNG or JPEG file, got int"),  # part: cnn
+    ("lstm", {"texts": ["fine", "   "]}, 400, "texts[1]: empty: give some text"),  # part: lstm
+    (
+        "lstm",
+        {"text": "fine", "texts": ["fine"]},
+        400,
+        "texts: give either 'text' (one input) or 'texts'",
+    ),  # part: lstm
+    (
+        "lstm_sequences",
+        {"sequences": [LINE, [[1.0, 2.0]]]},
+        400,
+        "sequences[1][0]: 3 numbers (one per channel), got 2 values",
+    ),  # part: lstm
+    ("lstm_sequences", {"sequence": [[1.0, None, 2.0]]}, 400, "sequence[0][1]: a number, got None"),  # part: lstm
+    ("lstm_sequences", {"sequence": [[1.0, "2", 2.0]]}, 400, "sequence[0][1]: a number, got '2'"),  # part: lstm
+    ("lstm_sequences", {"sequence": []}, 400, "sequence: a non-empty list of steps"),  # part: lstm
+    ("lstm_tagger", {"sentences": [["Ada"], []]}, 400, "sentences[1]: a non-empty list of tokens"),  # part: lstm
+    ("lstm_tagger", {"tokens": ["Ada", ""]}, 400, "tokens[1]: empty"),  # part: lstm
+    (
+        "lstm_forecast",
+        {"values": [1.0, 2.0]},
+        400,
+        "values: at least input_length=48 steps, got 2",
+    ),  # part: lstm, regression
+    (
+        "lstm_forecast",
+        {"values": [1.0] * 48, "future": [[1.0]]},
+        400,
+        "future: this model reads no covariates",
+    ),  # part: lstm, regression
+    (
+        "gcn",
+        {"graph": {"edges": [[0, 5]], "num_nodes": 3}},
+        400,
+        "graph.num_nodes: an integer above every node id (the largest is 5)",
+    ),  # part: gcn
+    (
+        "gcn",
+        {"graphs": [{"edges": [[0, 1]]}, {"edges": [[0, -1]]}]},
+        400,
+        "graphs[1].edges: node ids are integers from 0",
+    ),  # part: gcn
+    ("gcn", {"graph": {"edges": [[0, 1, 2]]}}, 400, "graph.edges: a list of [source, target] node ids"),  # part: gcn
+    (
+        "gcn",
+        {"graph": {"edges": [[0, 1]], "edge_attr": [[1.0]]}},
+        400,
+        "graph.edge_attr: this model reads no edge features",
+    ),  # part: gcn
+    ("gcn", {"graph": {"edges": [], "num_nodes": 10**7}}, 413, "graph.num_nodes: at most 100,000 nodes"),  # part: gcn
+    ("gcn", {"graph": [[0, 1]]}, 400, 'graph: a graph: {"edges"'),  # part: gcn
+    (
+        "gcn_link",
+        {"pairs": [["0", "1"], ["0", "no such node"]]},
+        404,
+        "pairs[1]: node 'no such node' is not in the graph",
+    ),  # part: gcn
+    ("gcn_link", {"nodes": ["0"], "top_k": 0}, 400, "top_k: a positive integer, got 0"),  # part: gcn
+    ("gcn_link", {"pairs": [["0"]]}, 400, "pairs[0]: [source, target]: two node names"),  # part: gcn
+    ("gcn_node", {"nodes": [0, 10**6]}, 404, "nodes[1]: a node index from 0 to"),  # part: gcn
+]
+
+
+@pytest.mark.parametrize(("name", "request_", "status", "message"), BAD, ids=[f"{b[0]}-{i}" for i, b in enumerate(BAD)])
+def test_a_bad_request_names_its_field(name, request_, status, message):
+    with pytest.raises(BadRequest) as refused:
+        reader(name).samples(request_)
+    assert refused.value.status == status and message in refused.value.detail, refused.value.detail
+
+
+@pytest.mark.parametrize("name", sorted({b[0] for b in BAD}))
+def test_an_unknown_field_is_named_with_the_fields_the_model_reads(name):
+    with pytest.raises(BadRequest, match=r"^typo: not a field of this model's requests; it reads "):
+        reader(name).samples({"typo": 1})
