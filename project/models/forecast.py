@@ -245,15 +245,21 @@ class ForecastModel(TaskModule):
         quantile: `value_q0.1`...): what comes after the series; many series: a row per series and step, in each
         series' own units."""
         datamodule = self.trainer.datamodule
+        return self.forecast_table(predictions, datamodule, datamodule.forecast_names)
+
+    def forecast_table(
+        self, predictions: Sequence[dict[str, torch.Tensor]], datamodule: Any, forecast_names: Sequence[str]
+    ) -> tuple[list[str], list[list[str]]]:
+        """`prediction_table` for the forecasts of the series `forecast_names`, in order (a server's request)."""
         names, horizon, many = datamodule.value_names, datamodule.horizon, bool(datamodule.series_field)
         levels = self.quantiles
         key = "quantiles" if levels else "value"
-        count = len(datamodule.forecast_names)
+        count = len(forecast_names)
         forecasts = torch.cat([batch[key] for batch in predictions]).reshape(count, horizon, len(names), -1)
         if levels:  # the middle quantile first, as the value column, then every quantile
             forecasts = torch.cat([forecasts[..., self.task.middle].unsqueeze(-1), forecasts], dim=-1)
         rows = []
-        for name, forecast in zip(datamodule.forecast_names, forecasts, strict=True):
+        for name, forecast in zip(forecast_names, forecasts, strict=True):
             if many:  # the task's units are the series' standardised ones
                 mean, std = datamodule.scales[name]
                 forecast = forecast * std[: len(names), None] + mean[: len(names), None]

@@ -113,8 +113,13 @@ def export_onnx(
     return out, verdict
 
 
-def rebuild(checkpoint: Path, config: str | Path | None, overrides: list[str]) -> tuple[Any, Any]:
-    """The model and DataModule of `checkpoint`'s run (its config.yaml, or `config`), with its weights."""
+def rebuild(
+    checkpoint: Path, config: str | Path | None, overrides: list[str], serving: bool = False
+) -> tuple[Any, Any]:
+    """The model and DataModule of `checkpoint`'s run (its config.yaml, or `config`), with its weights.
+
+    `serving`: the DataModule built from the state the checkpoint saved (its vocabulary, scaling, labels), as
+    `predict` builds it, and no logger: nothing of the run is read again or written."""
     from project.cli import compose
 
     config = Path(config) if config is not None else checkpoint.parent.parent / "config.yaml"
@@ -127,6 +132,11 @@ def rebuild(checkpoint: Path, config: str | Path | None, overrides: list[str]) -
     settings = yaml.safe_load(config.read_text()) or {}
     for key in FIT_ONLY:
         settings.pop(key, None)
+    if serving:
+        settings.setdefault("trainer", {})["logger"] = False
+        data = settings.get("data") or {}
+        state = saved.get(str(data.get("class_path", "")).rsplit(".", 1)[-1], {})
+        data.setdefault("init_args", {}).update(state)  # as the CLI does for predict (restore_data_state)
     with tempfile.TemporaryDirectory() as folder:
         composed = Path(folder) / "config.yaml"
         composed.write_text(yaml.safe_dump(settings))

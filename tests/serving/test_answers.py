@@ -202,8 +202,7 @@ def test_the_server_answers_what_predict_writes(name):
 
 # The ONNX file's network in onnxruntime: the same answers within the export's tolerance (1e-4 + 1e-4 × |value|,
 # docs/export.md), plus the half unit of the 4th decimal predictions.tsv rounds to.
-ONNX_CASES = ["cnn", "lstm"]  # part: cnn, lstm
-ONNX_CASES = [name for name in ONNX_CASES if name in CASES]
+ONNX_CASES = [name for name in ("cnn", "lstm") if name in CASES]
 
 
 @pytest.mark.slow
