@@ -15,7 +15,7 @@ LAYERS = [
     "nets", "tasks", "data", "models",  # the rooms a user edits
     "callbacks", "trackers", "checkpoints",  # a run's machinery
     "cli",  # parse, build, fit, summarise
-    "tools", "sweeps",  # what runs on top of the CLI
+    "tools", "sweeps", "serving",  # what runs on top of the CLI
     "entries",
 ]  # fmt: skip
 TOP_MODULES = {"errors", "extras", "files", "compat"}
@@ -67,7 +67,7 @@ def test_every_room_of_the_package_is_placed():
 
 def test_at_most_four_modules_sit_at_the_top_beside_the_thin_commands():
     top = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__", "__main__"}
-    commands = {"fit", "sweep", "repeat", "runs", "doctor", "lr_find", "export"}
+    commands = {"fit", "sweep", "repeat", "runs", "doctor", "lr_find", "export", "serve"}
     assert top - commands == TOP_MODULES
     for name in commands:  # each a few lines that hand over to its room
         assert len((PACKAGE / f"{name}.py").read_text().splitlines()) <= 12, name

@@ -2,18 +2,13 @@
 `python -m project predict` writes for the same inputs, for every model, requests batched together; the ONNX file
 served answers it within the export's tolerance."""
 
-import base64
-import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
-import numpy as np
 import pytest
-import torch
-from PIL import Image
 
 from project.cli import main
 from project.serving.api import NAME_COLUMNS
@@ -50,8 +45,12 @@ def chunks(items: list[Any], name: str, size: int = 3) -> list[dict[str, Any]]:
 # part: cnn
 def image_requests(cli: Any) -> list[dict[str, Any]]:
     """The test split's images (what `predict` predicts) as PNG files: lossless, so the same pixels arrive."""
+    import base64
+    import io
 
-    def png(image: torch.Tensor) -> str:
+    from PIL import Image
+
+    def png(image: Any) -> str:
         buffer = io.BytesIO()
         Image.fromarray(image.permute(1, 2, 0).numpy()).save(buffer, format="PNG")
         return base64.b64encode(buffer.getvalue()).decode()
@@ -83,6 +82,8 @@ def lstm() -> Case:
 # part: lstm
 @case
 def lstm_sequences() -> Case:
+    import numpy as np
+
     rng = np.random.default_rng(3)
     values = [rng.normal(size=(n, 3)).astype(np.float32) for n in (5, 12, 8, 20, 3)]
     np.savez("sequences.npz", values=np.concatenate(values), lengths=[len(v) for v in values], channels=["x", "y", "z"])

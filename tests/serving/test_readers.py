@@ -2,6 +2,7 @@
 the status it is answered with; the readers run in this process here, on models built but not trained (the server
 and its HTTP answers: test_bad_requests.py)."""
 
+import json
 from functools import cache
 from typing import Any
 
@@ -15,16 +16,35 @@ from tests.conftest import ROOT, SMALL, TINY
 
 @cache
 def reader(name: str) -> Any:
-    """The reader of `name`'s requests; `gcn_node` is the GCN on one graph (configs/gcn_node.yaml)."""
+    """The reader of `name`'s requests, its model built (not trained) as the server builds it; beside the registry's
+    models, the GCN on one graph and on molecules, by their config's name."""
     model, args = name, SMALL.get(name, [])
     if name == "gcn_node":  # part: gcn
         model, args = "gcn", [f"--config={ROOT / 'configs' / 'gcn_node.yaml'}"]  # part: gcn
+    if name == "gcn_molecules":  # part: molecules
+        model, args = "gcn_regression", molecule_args()  # part: molecules
     cli = build(model, *TINY, *args)
     cli.model.trainer, cli.trainer.predicting = cli.trainer, True  # as the server has them (project/serving/api.py)
     return reader_for(cli.model.eval(), cli.datamodule)
 
 
+EXAMPLES = ROOT / "examples" / "requests"  # a request per model, as docs/serving.md sends them
 LINE = [[0.0, 0.0, 0.0]] * 4  # a numeric sequence of 4 steps, 3 channels
+
+
+# part: molecules
+def molecule_args() -> list[str]:
+    from pathlib import Path
+
+    from tests.gcn.test_molecules import chains, write_csv
+
+    train = write_csv(Path("molecules.csv").resolve(), chains(60))
+    return [
+        f"--config={ROOT / 'configs' / 'gcn_molecules.yaml'}",
+        f"--data.path={train}",
+        "--data.target_fields=[doubles]",
+    ]
+
 
 BAD: list[tuple[str, Any, int, str]] = []  # (model, request, status, what the answer says), by family
 
@@ -63,6 +83,12 @@ BAD += [
     ("gcn_node", {"nodes": [0, 10**6]}, 404, "nodes[1]: a node index from 0 to"),
 ]
 
+# part: molecules
+BAD += [
+    ("gcn_molecules", {"smiles": ["CCO", "C1CC"]}, 400, "smiles[1]: 'C1CC' is not a SMILES string RDKit can read"),
+    ("gcn_molecules", {"smiles": 5}, 400, "smiles: a string, got int"),
+]
+
 
 @pytest.mark.parametrize(("name", "request_", "status", "message"), BAD, ids=[f"{b[0]}-{i}" for i, b in enumerate(BAD)])
 def test_a_bad_request_names_its_field(name, request_, status, message):
@@ -75,3 +101,12 @@ def test_a_bad_request_names_its_field(name, request_, status, message):
 def test_an_unknown_field_is_named_with_the_fields_the_model_reads(name):
     with pytest.raises(BadRequest, match=r"^typo: not a field of this model's requests; it reads "):
         reader(name).samples({"typo": 1})
+
+
+@pytest.mark.parametrize("example", sorted(EXAMPLES.glob("*.json")), ids=lambda path: path.stem)
+def test_every_example_request_is_read_by_its_model(example):
+    """examples/requests/MODEL.json, what docs/serving.md sends with curl: each input a sample."""
+    request = json.loads(example.read_text())
+    inputs = next(value for value in request.values() if not isinstance(value, int))
+    count = len(inputs) if isinstance(inputs, list) and example.stem not in ("lstm_sequences", "lstm_forecast") else 1
+    assert len(reader(example.stem.removesuffix("_top_k")).samples(request)) == count
