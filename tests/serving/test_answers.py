@@ -152,7 +152,7 @@ def gcn_link_top_k() -> Case:
     return Case("gcn_link", SMALL["gcn_link"], ["--data.predict_nodes=[0, 7]", "--data.top_k=4"], lambda cli: requests)
 
 
-# part: molecules
+# part: molecules, regression
 @case
 def molecules() -> Case:
     from tests.gcn.test_molecules import chains, write_csv

@@ -21,18 +21,19 @@ def reader(name: str) -> Any:
     model, args = name, SMALL.get(name, [])
     if name == "gcn_node":  # part: gcn
         model, args = "gcn", [f"--config={ROOT / 'configs' / 'gcn_node.yaml'}"]  # part: gcn
-    if name == "gcn_molecules":  # part: molecules
-        model, args = "gcn_regression", molecule_args()  # part: molecules
+    if name == "gcn_molecules":  # part: molecules, regression
+        model, args = "gcn_regression", molecule_args()  # part: molecules, regression
     cli = build(model, *TINY, *args)
     cli.model.trainer, cli.trainer.predicting = cli.trainer, True  # as the server has them (project/serving/api.py)
     return reader_for(cli.model.eval(), cli.datamodule)
 
 
 EXAMPLES = ROOT / "examples" / "requests"  # a request per model, as docs/serving.md sends them
+MANY = {"images", "texts", "sequences", "sentences", "graphs", "pairs", "nodes"}  # a list of inputs; others: one
 LINE = [[0.0, 0.0, 0.0]] * 4  # a numeric sequence of 4 steps, 3 channels
 
 
-# part: molecules
+# part: molecules, regression
 def molecule_args() -> list[str]:
     from pathlib import Path
 
@@ -83,7 +84,7 @@ BAD += [
     ("gcn_node", {"nodes": [0, 10**6]}, 404, "nodes[1]: a node index from 0 to"),
 ]
 
-# part: molecules
+# part: molecules, regression
 BAD += [
     ("gcn_molecules", {"smiles": ["CCO", "C1CC"]}, 400, "smiles[1]: 'C1CC' is not a SMILES string RDKit can read"),
     ("gcn_molecules", {"smiles": 5}, 400, "smiles: a string, got int"),
@@ -107,6 +108,6 @@ def test_an_unknown_field_is_named_with_the_fields_the_model_reads(name):
 def test_every_example_request_is_read_by_its_model(example):
     """examples/requests/MODEL.json, what docs/serving.md sends with curl: each input a sample."""
     request = json.loads(example.read_text())
-    inputs = next(value for value in request.values() if not isinstance(value, int))
-    count = len(inputs) if isinstance(inputs, list) and example.stem not in ("lstm_sequences", "lstm_forecast") else 1
+    field, inputs = next((field, value) for field, value in request.items() if field != "top_k")
+    count = len(inputs) if field in MANY or (field == "smiles" and isinstance(inputs, list)) else 1
     assert len(reader(example.stem.removesuffix("_top_k")).samples(request)) == count
