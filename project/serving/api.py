@@ -70,7 +70,13 @@ class ModelAPI(ls.LitAPI):
         self.reader: Reader | None = None
 
     def setup(self, device: str) -> None:
+        import signal
+
         from project.tools.onnx_export import rebuild
+
+        # Ctrl-C reaches the terminal's whole process group; the server stops its workers itself, and a worker
+        # interrupted first would only print a traceback.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
         model, datamodule = rebuild(self.checkpoint, self.config, self.overrides, serving=True)
         if self.onnx is not None:

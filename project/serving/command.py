@@ -24,7 +24,7 @@ def main(args: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--host", default="127.0.0.1", help="0.0.0.0 to answer other machines (default: this one)")
     parser.add_argument("--workers", type=int, default=1, help="inference processes, each with its own model copy")
-    parser.add_argument("--max_batch_size", type=int, default=8, help="requests predicted together at most")
+    parser.add_argument("--max_batch_size", type=int, default=16, help="requests predicted together at most")
     parser.add_argument("--batch_timeout", type=float, default=0.005, help="seconds a batch waits to fill")
     parser.add_argument(
         "--onnx",
