@@ -52,6 +52,7 @@ LONGEST_FIRST = (
     "tests/test_real_data_board.py",
     "tests/test_signals.py",
     "tests/test_benchmarks.py",
+    "tests/serving/test_answers.py",
     "tests/trackers/test_trackers.py",
 )
 

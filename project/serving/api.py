@@ -20,7 +20,8 @@ from torch import nn
 from project.serving.readers import Reader, reader_for
 from project.serving.requests import BadRequest
 
-# predictions.tsv's columns that hold names, not numbers: every other cell is answered as a JSON number.
+# predictions.tsv's columns that hold names, not numbers: every other cell is answered as a JSON number (a task of
+# your own whose cells are not numbers: as text).
 NAME_COLUMNS = frozenset({"label", "labels", "tag", "series", "step", "src", "dst"})
 
 
@@ -70,13 +71,15 @@ class ModelAPI(ls.LitAPI):
         self.reader: Reader | None = None
 
     def setup(self, device: str) -> None:
+        import multiprocessing
         import signal
 
         from project.tools.onnx_export import rebuild
 
-        # Ctrl-C reaches the terminal's whole process group; the server stops its workers itself, and a worker
-        # interrupted first would only print a traceback.
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if multiprocessing.current_process().name != "MainProcess":  # a LitServe worker (not a script's own API)
+            # Ctrl-C reaches the terminal's whole process group; the server stops its workers itself, and a worker
+            # interrupted first would only print a traceback.
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
         model, datamodule = rebuild(self.checkpoint, self.config, self.overrides, serving=True)
         if self.onnx is not None:
@@ -128,7 +131,16 @@ class ModelAPI(ls.LitAPI):
         """One input's rows of predictions.tsv as JSON objects: one, or a list where an input has several."""
         columns, rows = self.reader.table(sample, predictions)
         objects = [
-            {column: cell if column in NAME_COLUMNS else float(cell) for column, cell in zip(columns, row, strict=True)}
-            for row in rows
+            {column: cell_value(column, cell) for column, cell in zip(columns, row, strict=True)} for row in rows
         ]
         return objects if self.reader.many_rows(sample) else objects[0]
+
+
+def cell_value(column: str, cell: str) -> str | float:
+    """A cell of predictions.tsv as JSON: a name as it is, a number as a number."""
+    if column in NAME_COLUMNS:
+        return cell
+    try:
+        return float(cell)
+    except ValueError:
+        return cell

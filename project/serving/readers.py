@@ -63,7 +63,7 @@ class Reader(ABC):
             chunk = list(samples[start : start + size])
             batch = move_data_to_device(collate(chunk), device)
             predictions = {key: value.cpu() for key, value in self.model.predict_step(batch, 0).items()}
-            each += split(predictions, [1] * len(chunk))
+            each += [{key: value[i : i + 1] for key, value in predictions.items()} for i in range(len(chunk))]
         return each
 
     def many_rows(self, sample: Any) -> bool:
@@ -86,12 +86,3 @@ def reader_for(model: Any, datamodule: Any) -> Reader:
         f"project.serve reads no requests for {type(datamodule).__name__}: add a Reader for it "
         "(project/serving/readers.py) and its line in READERS"
     )
-
-
-def split(predictions: dict[str, torch.Tensor], counts: Sequence[int]) -> list[dict[str, torch.Tensor]]:
-    """The predictions of a batch, cut into consecutive parts of `counts` rows (one part per input)."""
-    parts, start = [], 0
-    for count in counts:
-        parts.append({key: value[start : start + count] for key, value in predictions.items()})
-        start += count
-    return parts

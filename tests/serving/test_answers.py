@@ -1,18 +1,19 @@
 """`python -m project.serve`: the real server in a process of its own, asked over HTTP by a real client, answers what
-`python -m project predict` writes for the same inputs, for every model, requests batched together; the ONNX file
-served answers it within the export's tolerance."""
+`python -m project predict` writes for the same inputs, requests batched together: one model per family over HTTP,
+every other model through the same API in-process; the ONNX file served answers it within the export's tolerance."""
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from project.cli import main
-from project.serving.api import NAME_COLUMNS
-from tests.conftest import ROOT, SMALL, TINY
+from project.serving.api import NAME_COLUMNS, ModelAPI
+from tests.conftest import FAMILIES, ROOT, SMALL, TINY
 from tests.serving.server import ask_together, serving, trained
 
 CONFIGS = ROOT / "configs"
@@ -27,6 +28,7 @@ class Case:
     args: list[str]
     predict: list[str] = field(default_factory=list)
     requests: Callable[[Any], list[dict[str, Any]]] = lambda cli: []  # from the trained run's CLI
+    also: list[tuple[list[str], list[dict[str, Any]]]] = field(default_factory=list)  # more (predict, requests)
 
 
 CASES: dict[str, Callable[[], Case]] = {}  # by name, each made when its test runs (some write files)
@@ -142,14 +144,11 @@ def gcn_node() -> Case:
 def gcn_link() -> Case:
     Path("pairs.csv").write_text("src,dst\n0,1\n5,17\n3,2\n40,41\n")
     requests = [{"pairs": [["0", "1"], ["5", "17"]]}, {"pairs": [[3, 2], ["40", "41"]]}]  # names, or ids as numbers
-    return Case("gcn_link", SMALL["gcn_link"], ["--data.predict_path=pairs.csv"], lambda cli: requests)
-
-
-# part: gcn
-@case
-def gcn_link_top_k() -> Case:
-    requests = [{"nodes": ["0"], "top_k": 4}, {"nodes": [7], "top_k": 4}]
-    return Case("gcn_link", SMALL["gcn_link"], ["--data.predict_nodes=[0, 7]", "--data.top_k=4"], lambda cli: requests)
+    top_k = (
+        ["--data.predict_nodes=[0, 7]", "--data.top_k=4"],
+        [{"nodes": ["0"], "top_k": 4}, {"nodes": [7], "top_k": 4}],
+    )
+    return Case("gcn_link", SMALL["gcn_link"], ["--data.predict_path=pairs.csv"], lambda cli: requests, [top_k])
 
 
 # part: molecules, regression
@@ -171,7 +170,7 @@ def predicted(case: Case, checkpoint: Path) -> tuple[list[str], list[list[str]]]
     return header.split("\t")[1:], [line.split("\t")[1:] for line in lines]
 
 
-def as_rows(answers: list[httpx.Response], columns: list[str]) -> list[list[Any]]:
+def as_rows(answers: list[Any], columns: list[str]) -> list[list[Any]]:
     """The answers' rows in order, each in predictions.tsv's column order: an input's several rows one by one."""
     rows = []
     for answer in answers:
@@ -188,22 +187,57 @@ def written(columns: list[str], rows: list[list[str]]) -> list[list[Any]]:
     return [[cell if c in NAME_COLUMNS else float(cell) for c, cell in zip(columns, row, strict=True)] for row in rows]
 
 
+@dataclass
+class Answer:
+    """An HTTP answer as the tests read it: its status and JSON."""
+
+    status_code: int
+    body: Any
+
+    def json(self) -> Any:
+        return self.body
+
+
+@contextmanager
+def answering(checkpoint: Path, over_http: bool, *args: str) -> Iterator[Callable[[list[Any]], list[Any]]]:
+    """`ask(requests)`: the answers of the real server (over HTTP, the requests sent together so that LitServe
+    batches them), or of its API in this process (`ModelAPI`, the same code less LitServe's transport: the requests
+    decoded, batched, predicted and encoded together, through JSON both ways)."""
+    if over_http:
+        with serving(checkpoint, "--max_batch_size=4", "--batch_timeout=0.05") as url:
+            yield lambda requests: ask_together(url, requests)
+        return
+    api = ModelAPI(checkpoint, max_batch_size=4)
+    api.setup("cpu")
+
+    def ask(requests: list[Any]) -> list[Answer]:
+        decoded = [api.decode_request(json.loads(json.dumps(request))) for request in requests]
+        encoded = [api.encode_response(answer) for answer in api.unbatch(api.predict(api.batch(decoded)))]
+        return [Answer(200, json.loads(json.dumps(answer))) for answer in encoded]
+
+    yield ask
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(CASES))
 def test_the_server_answers_what_predict_writes(name):
+    """Over HTTP for one model per family (a server process each costs seconds); the other models' readers and tables
+    through the same API in this process."""
     case = CASES[name]()
     cli, checkpoint = trained(case.model, *case.args)
     columns, expected = predicted(case, checkpoint)
-    requests = case.requests(cli)
-    with serving(checkpoint, "--max_batch_size=4", "--batch_timeout=0.05") as url:
-        got = as_rows(ask_together(url, requests), columns)
+    with answering(checkpoint, name in FAMILIES) as ask:
+        got = as_rows(ask(case.requests(cli)), columns)
+        for predict, more in case.also:  # other inputs of the same model, to the same server
+            also = Case(case.model, case.args, predict)
+            assert as_rows(ask(more), columns) == written(*predicted(also, checkpoint))
     assert len(got) == len(expected) > 0
     assert got == written(columns, expected)
 
 
 # The ONNX file's network in onnxruntime: the same answers within the export's tolerance (1e-4 + 1e-4 × |value|,
 # docs/export.md), plus the half unit of the 4th decimal predictions.tsv rounds to.
-ONNX_CASES = [name for name in ("cnn", "lstm") if name in CASES]
+ONNX_CASES = [name for name in ("cnn", "gcn") if name in CASES]  # one input, and several (nodes, edges, graphs)
 
 
 @pytest.mark.slow
