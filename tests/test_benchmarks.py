@@ -22,7 +22,6 @@ import pytest
         pytest.param("benchmarks.callback_costs", marks=pytest.mark.slow),
         pytest.param("benchmarks.tracker_costs", marks=pytest.mark.slow),
         pytest.param("benchmarks.ablation", marks=pytest.mark.slow),
-        pytest.param("benchmarks.serve_load", marks=pytest.mark.slow),  # part: cnn
     ],
 )
 def test_benchmark_smoke(module, monkeypatch, capsys):

@@ -11,7 +11,14 @@ from torch_geometric.data import Batch
 
 from project.cli import build, main
 from project.data.graphs import GraphClassificationDataModule, GraphRegressionDataModule
-from project.data.graphs.molecules import ATOM_FEATURES, BOND_FEATURES, mol_to_graph, read_molecules, scaffold_split
+from project.data.graphs.molecules import (
+    ATOM_FEATURES,
+    BOND_FEATURES,
+    DESCRIPTORS,
+    mol_to_graph,
+    read_molecules,
+    scaffold_split,
+)
 from project.errors import ConfigError, DataError
 from project.nets.gcn import GCN
 from tests.conftest import TINY
@@ -51,6 +58,19 @@ def test_atoms_and_bonds_become_one_hot_features_each_bond_both_ways():
     assert kinds.count(3) == 12 and kinds.count(1) == 2 and kinds.count(0) == 2
     lone = mol_to_graph(Chem.MolFromSmiles("[Na+]"))
     assert lone.num_nodes == 1 and lone.edge_index.shape == (2, 0) and lone.edge_attr.shape == (0, BOND_FEATURES)
+
+
+def test_each_atom_carries_its_share_of_the_molecules_descriptors():
+    from rdkit.Chem import rdMolDescriptors
+
+    phenol = Chem.MolFromSmiles("c1ccccc1O")
+    logp, refractivity, polar, charge, mass = mol_to_graph(phenol).x[:, -DESCRIPTORS:].T
+    assert torch.isclose(10 * polar.sum(), torch.tensor(rdMolDescriptors.CalcTPSA(phenol)), atol=1e-3)  # the sum's
+    assert polar[-1] > 0 and (polar[:-1] == 0).all()  # the hydroxyl's oxygen alone is polar
+    assert logp[-1] < 0 < logp[0] and charge[-1] < 0 < charge[-2]  # the oxygen drags charge from its carbon
+    assert torch.isclose(100 * mass[-1], torch.tensor(15.999), atol=1e-3) and (refractivity > 0).all()
+    salt = mol_to_graph(Chem.MolFromSmiles("[Na+].[Cl-]")).x
+    assert torch.isfinite(salt).all()  # a charge RDKit leaves undefined becomes 0, not NaN
 
 
 def test_csv_tsv_and_sdf_give_the_same_molecules_and_targets(tmp_path):

@@ -34,7 +34,10 @@ CHARGES = (-1, 0, 1)
 HYDROGENS = (0, 1, 2, 3, 4)
 HYBRIDISATIONS = ("SP", "SP2", "SP3", "SP3D", "SP3D2")
 CHIRALITIES = ("CHI_TETRAHEDRAL_CW", "CHI_TETRAHEDRAL_CCW")
-ATOM_FEATURES = sum(len(c) + 1 for c in (ELEMENTS, DEGREES, CHARGES, HYDROGENS, HYBRIDISATIONS, CHIRALITIES)) + 2
+DESCRIPTORS = 5  # each atom's Crippen logP and molar refractivity, polar surface, Gasteiger charge, mass
+ATOM_FEATURES = (
+    sum(len(c) + 1 for c in (ELEMENTS, DEGREES, CHARGES, HYDROGENS, HYBRIDISATIONS, CHIRALITIES)) + 2 + DESCRIPTORS
+)
 BOND_TYPES = ("SINGLE", "DOUBLE", "TRIPLE", "AROMATIC")
 BOND_STEREO = {"STEREOZ": 0, "STEREOCIS": 0, "STEREOE": 1, "STEREOTRANS": 1, "STEREOANY": 2}
 BOND_FEATURES = len(BOND_TYPES) + 2 + 3  # type, conjugated, in a ring, stereo (Z/cis, E/trans, unknown)
@@ -74,6 +77,26 @@ def atom_features(atom: Any) -> list[float]:
     ]
 
 
+def atom_descriptors(mol: Any) -> list[list[float]]:
+    """Each atom's share of the descriptors that best predict how a molecule partitions and dissolves: its
+    Wildman-Crippen logP and molar refractivity contributions (their sums are RDKit's MolLogP and MolMR), its
+    topological polar surface area contribution, its Gasteiger partial charge, and its mass; scaled to about [-2, 2].
+    A one-hot atom type says which atom it is; these say how much it weighs in those properties, which a few layers
+    of message passing would otherwise have to learn from ~1,000 molecules."""
+    from rdkit.Chem import rdMolDescriptors, rdPartialCharges
+
+    crippen = rdMolDescriptors._CalcCrippenContribs(mol)  # RDKit's documented way to the per-atom contributions
+    polar = rdMolDescriptors._CalcTPSAContribs(mol)
+    charged = type(mol)(mol)  # a copy: the charges are stored as atom properties
+    rdPartialCharges.ComputeGasteigerCharges(charged)
+    rows = []
+    for atom, (logp, mr), tpsa in zip(charged.GetAtoms(), crippen, polar, strict=True):
+        charge = atom.GetDoubleProp("_GasteigerCharge")
+        charge = charge if math.isfinite(charge) else 0.0  # undefined for some elements (metals)
+        rows.append([logp, mr / 10, tpsa / 10, charge, atom.GetMass() / 100])
+    return rows
+
+
 def bond_features(bond: Any) -> list[float]:
     """Bond type (single, double, triple, aromatic), conjugated, in a ring, double-bond stereo."""
     kind = str(bond.GetBondType())
@@ -91,7 +114,8 @@ def bond_features(bond: Any) -> list[float]:
 def mol_to_graph(mol: Any) -> Data:
     """`x [atoms, ATOM_FEATURES]`, `edge_index [2, 2 * bonds]` (each bond both ways), `edge_attr [2 * bonds,
     BOND_FEATURES]`. Hydrogens stay implicit (a count on their atom), as in every MoleculeNet featuriser."""
-    x = torch.tensor([atom_features(atom) for atom in mol.GetAtoms()], dtype=torch.float)
+    described = atom_descriptors(mol)
+    x = torch.tensor([atom_features(a) + d for a, d in zip(mol.GetAtoms(), described, strict=True)], dtype=torch.float)
     pairs, features = [], []
     for bond in mol.GetBonds():
         i, j, f = bond.GetBeginAtomIdx(), bond.GetEndAtomIdx(), bond_features(bond)
