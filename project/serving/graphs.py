@@ -1,5 +1,5 @@
-"""Graphs in requests: whole graphs (an edge list, with node and edge features where the model reads them),
-molecules as SMILES, node pairs or nodes of the graph a link model was trained on, nodes of a node-level graph.
+"""Graphs in requests: whole graphs (an edge list, with node and edge features where the model reads them), node
+pairs or nodes of the graph a link model was trained on, nodes of a node-level graph (molecules: molecules.py).
 Each becomes what the DataModule's predict set holds, through its own featuriser and its node names."""
 
 from typing import Any, ClassVar
@@ -37,7 +37,11 @@ class GraphReader(Reader):
         return [self.graph(value, field) for field, value in one_or_many(request, *self.fields)]
 
     def graph(self, value: Any, field: str) -> Data:
-        value = known_fields(value, ("edges", "num_nodes", "x", "edge_attr")) if isinstance(value, dict) else value
+        value = (
+            known_fields(value, ("edges", "num_nodes", "x", "edge_attr"), f"{field}.")
+            if isinstance(value, dict)
+            else value
+        )
         if not isinstance(value, dict) or "edges" not in value:
             raise BadRequest(field, 'a graph: {"edges": [[0, 1], [1, 0]], "num_nodes": 2}')
         edges = value["edges"]

@@ -34,6 +34,7 @@ class Reader(ABC):
     or several (`rows_per_input = "many"`: a tag per token, a forecast per step, the top-k links of a node).
     """
 
+    fields: ClassVar[tuple[str, ...]]  # the request's fields: any other is refused by name
     rows_per_input: ClassVar[str] = "one"
 
     def __init__(self, model: Any, datamodule: Any) -> None:

@@ -21,13 +21,14 @@ class BadRequest(Exception):
         return str(self)
 
 
-def known_fields(request: Any, allowed: Sequence[str]) -> dict[str, Any]:
-    """`request` as a dict holding only `allowed` keys: a typo is named, not ignored."""
+def known_fields(request: Any, allowed: Sequence[str], prefix: str = "") -> dict[str, Any]:
+    """`request` as a dict holding only `allowed` keys: a typo is named (after `prefix`: `graphs[2].`), not ignored."""
     if not isinstance(request, dict):
-        raise BadRequest("request", f"a JSON object with one of the fields {', '.join(allowed)}")
+        raise BadRequest(prefix.rstrip(".") or "request", f"a JSON object with one of the fields {', '.join(allowed)}")
     unknown = [key for key in request if key not in allowed]
     if unknown:
-        raise BadRequest(unknown[0], f"not a field of this model's requests; it reads {', '.join(allowed)}")
+        what = prefix.rstrip(".") or "this model's requests"
+        raise BadRequest(f"{prefix}{unknown[0]}", f"not a field of {what}; it reads {', '.join(allowed)}")
     return request
 
 

@@ -78,6 +78,7 @@ BAD += [
     ("gcn", {"graph": {"edges": [[0, 1]], "edge_attr": [[1.0]]}}, 400, "graph.edge_attr: this model reads no edge"),
     ("gcn", {"graph": {"edges": [], "num_nodes": 10**7}}, 413, "graph.num_nodes: at most 100,000 nodes"),
     ("gcn", {"graph": [[0, 1]]}, 400, 'graph: a graph: {"edges"'),
+    ("gcn", {"graphs": [{"edges": [], "nodes": 2}]}, 400, "graphs[0].nodes: not a field of graphs[0]; it reads edges"),
     ("gcn_link", {"pairs": [["0", "1"], ["0", "no such node"]]}, 404, "pairs[1]: node 'no such node' is not in"),
     ("gcn_link", {"nodes": ["0"], "top_k": 0}, 400, "top_k: a positive integer, got 0"),
     ("gcn_link", {"pairs": [["0"]]}, 400, "pairs[0]: [source, target]: two node names"),
