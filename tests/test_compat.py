@@ -121,6 +121,11 @@ def test_last_ckpt_holds_the_final_epoch_even_when_the_metric_stalls(tmp_path, w
         assert torch.load(tmp_path / "plain" / "last.ckpt", weights_only=True)["global_step"] == 4
 
 
+# Underscored names of other libraries that their own documentation tells users to call: RDKit's per-atom
+# contributions (its "Getting Started" guide), which the molecules' atom descriptors read.
+NOT_LIGHTNING = {"_CalcCrippenContribs", "_CalcTPSAContribs"}
+
+
 def private_lightning_accesses(path: Path, defined: set[str]) -> list[str]:
     """`x._name` where `_name` is not one of this package's own names, and `from lightning... import _name`."""
     found = []
@@ -130,7 +135,7 @@ def private_lightning_accesses(path: Path, defined: set[str]) -> list[str]:
             if any(part.startswith("_") for part in (node.module or "").split(".")):
                 found.append(f"line {node.lineno}: from {node.module}")
         elif isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
-            found += [f"line {node.lineno}: .{node.attr}"] if node.attr not in defined else []
+            found += [f"line {node.lineno}: .{node.attr}"] if node.attr not in defined | NOT_LIGHTNING else []
     return found
 
 
