@@ -73,7 +73,7 @@ CASES.append("gcn_regression:molecules")  # part: gcn, regression, molecules
 # another (the conv kernels sum in another order). In float64 (Lightning's 64-true: the module and the
 # batch's tensors) the rounding is 1e-16 and every weight agrees within 1e-13 (the CNN's two models 1.2e-14
 # and 7.9e-14, the LSTM's 6.3e-15 and 2.8e-16), with the default AdamW. Lightning does not convert a PyG
-# batch, so the GCN models stay in float32, where they agree within 5e-8 (the molecules through gine, with SGD: 1e-5).
+# batch, so the GCN models stay in float32, where they agree within 5e-8 (the molecules through gine with SGD too).
 TOLERANCE = {"rtol": 1e-3, "atol": 1e-4}
 TOLERANCE_FLOAT64 = {"rtol": 1e-9, "atol": 1e-11}
 
