@@ -35,12 +35,12 @@ class OnnxNet(nn.Module):
         import onnxruntime
 
         self.session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-        graph_inputs = [i.name for i in self.session.get_inputs()]
-        self.names = [name for name in input_names if name in graph_inputs]
+        self.names = input_names
 
     def forward(self, *inputs: torch.Tensor | None) -> torch.Tensor:
-        given = [value for value in inputs if value is not None]  # an absent optional input is not in the graph
-        feed = {name: value.detach().cpu().numpy() for name, value in zip(self.names, given, strict=True)}
+        from project.tools.onnx_export import given_inputs  # paired by name as the export paired them
+
+        feed = {name: value.detach().cpu().numpy() for name, value in given_inputs(self.names, inputs).items()}
         return torch.from_numpy(self.session.run(["output"], feed)[0])
 
 

@@ -12,6 +12,7 @@ import json
 import logging
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -165,8 +166,13 @@ def named_inputs(model: Any, batch: Any) -> tuple[list[str], dict[str, torch.Ten
     """The network's inputs from `batch`, by the names the model gives them; an absent optional one (no edge
     weights) is left out of the graph."""
     inputs, _, _ = model.unpack(batch)
-    named = {name: value for name, value in zip(model.onnx_inputs, inputs, strict=False) if value is not None}
+    named = given_inputs(list(model.onnx_inputs), inputs)
     return list(named), named
+
+
+def given_inputs(names: list[str], inputs: Sequence[Any]) -> dict[str, Any]:
+    """The network's inputs by name, in order; an absent optional one (None) left out, as the graph leaves it."""
+    return {name: value for name, value in zip(names, inputs, strict=False) if value is not None}
 
 
 def float_predictions(model: Any) -> list[str]:
