@@ -95,7 +95,7 @@ class LinkReader(Reader):
         super().__init__(model, datamodule)
         datamodule.setup("validate")  # the message graph and the links it holds, as `predict` has them
         self.index = {name: i for i, name in enumerate(datamodule.node_names)}
-        graph = datamodule._scored_over
+        graph = datamodule.scored_over
         self.pairs_graph = graph
         self.whole = MessageGraph(graph.x, graph.edge_index, graph.edge_weight, None)  # every node a candidate
 
@@ -144,7 +144,7 @@ class LinkReader(Reader):
                 size = self.datamodule.batch_size
             else:
                 queries = torch.tensor([samples[i][1] for i in members])
-                collate = CandidateBatches(self.whole, queries, self.datamodule._every_link, key[1])
+                collate = CandidateBatches(self.whole, queries, self.datamodule.known_links, key[1])
                 size = CandidateBatches.queries_per_batch(self.datamodule.num_nodes, self.datamodule.batch_size)
             for at, predictions in zip(members, self.batched(range(len(members)), device, collate, size), strict=True):
                 each[at] = predictions

@@ -1,5 +1,5 @@
 """Sequences in requests: texts, numeric sequences and tokenised sentences, encoded by their DataModule's own
-`_encode` (its vocabulary and tokenizer, or its channels' scaling), then padded with their lengths."""
+`encode` (its vocabulary and tokenizer, or its channels' scaling), then padded with their lengths."""
 
 from typing import Any, ClassVar
 
@@ -24,7 +24,7 @@ class TextReader(Reader):
         rows = [
             TextRow(text(value, field), None, i) for i, (field, value) in enumerate(one_or_many(request, *self.fields))
         ]
-        encoded = self.datamodule._encode(rows, SOURCE)
+        encoded = self.datamodule.encode(rows, SOURCE)
         return [encoded[i] for i in range(len(encoded))]
 
 
@@ -42,7 +42,7 @@ class ValuesReader(Reader):
             NumericSequence(np.asarray(rows_of_numbers(value, field, width, fill), dtype=np.float32), None, i, field)
             for i, (field, value) in enumerate(one_or_many(request, *self.fields))
         ]
-        encoded = self.datamodule._encode(sequences, SOURCE)
+        encoded = self.datamodule.encode(sequences, SOURCE)
         return [encoded[i] for i in range(len(encoded))]
 
 
@@ -61,5 +61,5 @@ class TokensReader(Reader):
                 raise BadRequest(field, "a non-empty list of tokens (strings)")
             tokens = [text(token, f"{field}[{t}]") for t, token in enumerate(value)]
             sentences.append(TaggedSentence(tokens, None, [i] * len(tokens)))
-        encoded = self.datamodule._encode(sentences, SOURCE)
+        encoded = self.datamodule.encode(sentences, SOURCE)
         return [encoded[i] for i in range(len(encoded))]

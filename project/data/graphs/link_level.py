@@ -178,7 +178,7 @@ class LinkPredictionDataModule(BaseDataModule):
         if self.train_set is None:  # once: every stage shares the sets, and the fixed negatives are the costly part
             self._build_pair_sets()
         if stage == "predict":
-            self.predict_set = self._predict_set(self._scored_over, self._every_link)
+            self.predict_set = self._predict_set(self.scored_over, self.known_links)
 
     def _build_pair_sets(self) -> None:
         g, hp = self.graph, self.hparams
@@ -186,9 +186,10 @@ class LinkPredictionDataModule(BaseDataModule):
         sampler = None
         if self.loader == "neighbor":
             sampler = NeighborSampler(Data(x=g.x, edge_index=self.message_graph), list(hp.num_neighbors))
-        graph = self._scored_over = MessageGraph(g.x, self.message_graph, self.message_weight, sampler)
+        # Public: the server scores requested pairs over the same graph, and leaves out the same known links.
+        graph = self.scored_over = MessageGraph(g.x, self.message_graph, self.message_weight, sampler)
         every_link, _ = message_edges(torch.cat(list(self.links.values()), dim=1), self.undirected)
-        self._every_link = EdgeSet(every_link, g.num_nodes)
+        self.known_links = EdgeSet(every_link, g.num_nodes)
         trained = EdgeSet(self.message_graph, g.num_nodes)
         train = self.links["train"]
         negatives = EpochNegatives(train[0], hp.num_negatives, g.num_nodes, trained, global_seed())
@@ -196,7 +197,7 @@ class LinkPredictionDataModule(BaseDataModule):
         generator = torch.Generator().manual_seed(hp.seed)
         for part in ("val", "test"):
             links = self.links.get(part, torch.empty(2, 0, dtype=torch.long))
-            fixed = corrupt_destinations(links[0], hp.eval_negatives, g.num_nodes, self._every_link, generator)
+            fixed = corrupt_destinations(links[0], hp.eval_negatives, g.num_nodes, self.known_links, generator)
             setattr(self, f"{part}_set", PairSet(links.shape[1], PairBatches(graph, links, fixed, targets=True)))
 
     def _predict_set(self, graph: MessageGraph, every_link: EdgeSet) -> Dataset:

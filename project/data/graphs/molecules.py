@@ -104,7 +104,7 @@ def atom_descriptors(mol: Any) -> list[list[float]]:
 def molecule_descriptors(mol: Any) -> list[float]:
     """The whole molecule's logP and molar refractivity (Wildman-Crippen), polar surface area, weight, rotatable
     bonds, hydrogen-bond donors and acceptors, fraction of sp3 carbons, heavy atoms, and the share of them that is
-    aromatic: Delaney's ESOL equation and its successors predict solubility from these. Scaled to about [0, 3].
+    aromatic: Delaney's ESOL equation and its successors predict solubility from these. Scaled to about [-1, 3].
 
     A mean readout keeps what the atoms are like on average and loses how many there are and what they add up to
     (a molecule's size and its total logP are most of its solubility). Every atom carries these numbers, rather than

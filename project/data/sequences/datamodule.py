@@ -96,11 +96,11 @@ class NumericSequenceDataModule(PaddedSequenceDataModule):
             path = self.paths["predict"]
             if path is None:
                 raise DataError("predict needs --data.predict_path: a file of sequences like the training ones")
-            self.predict_set = self._encode(self._read(path, labelled=False).sequences, path)
+            self.predict_set = self.encode(self._read(path, labelled=False).sequences, path)
         elif self.train_set is None:
             splits = self._read_splits()
             self.train_set, self.val_set, self.test_set = (
-                self._encode(splits[split], self.paths[split] or self.paths["train"] or f"generated {split} data")
+                self.encode(splits[split], self.paths[split] or self.paths["train"] or f"generated {split} data")
                 for split in ("train", "val", "test")
             )
 
@@ -139,8 +139,9 @@ class NumericSequenceDataModule(PaddedSequenceDataModule):
         self._splits = self.held_out(sequences, lambda path: self._read(path).sequences)
         return self._splits
 
-    def _encode(self, sequences: list[NumericSequence], source: str) -> SequenceDataset:
-        """Scaled values per sequence (a missing value: 0, the training mean); unlabelled sequences get label -1."""
+    def encode(self, sequences: list[NumericSequence], source: str) -> SequenceDataset:
+        """Scaled values per sequence (a missing value: 0, the training mean); unlabelled ones get label -1.
+        The server encodes requests with it."""
         label_ids = {name: i for i, name in enumerate(self.class_names)}
         for sequence in sequences:
             if sequence.label is not None and sequence.label not in label_ids:

@@ -92,11 +92,11 @@ class TextClassificationDataModule(PaddedSequenceDataModule):
             path = self.paths["predict"]
             if path is None:
                 raise DataError("predict needs --data.predict_path: a .txt with one text a line, or a CSV/TSV/JSONL")
-            self.predict_set = self._encode(read_text_file(path, self.fields[0], label_field=None), path)
+            self.predict_set = self.encode(read_text_file(path, self.fields[0], label_field=None), path)
         elif self.train_set is None:
             splits = self._read_splits()
             self.train_set, self.val_set, self.test_set = (
-                self._encode(splits[split], self._source(split)) for split in ("train", "val", "test")
+                self.encode(splits[split], self._source(split)) for split in ("train", "val", "test")
             )
 
     # ---- reading and encoding ------------------------------------------------------------------
@@ -123,8 +123,8 @@ class TextClassificationDataModule(PaddedSequenceDataModule):
             tokens = tokens[-self.max_length :] if self.truncation_side == "left" else tokens[: self.max_length]
         return tokens
 
-    def _encode(self, rows: Sequence[TextRow], source: str) -> SequenceDataset:
-        """Token ids per row; rows without a label (prediction) get label -1."""
+    def encode(self, rows: Sequence[TextRow], source: str) -> SequenceDataset:
+        """Token ids per row; rows without a label (prediction) get label -1. The server encodes requests with it."""
         label_ids = {name: i for i, name in enumerate(self.class_names)}
         for row in rows:
             if row.label is not None and row.label not in label_ids:

@@ -91,11 +91,11 @@ class TaggingDataModule(PaddedSequenceDataModule):
             path = self.paths["predict"]
             if path is None:
                 raise DataError("predict needs --data.predict_path: a CoNLL file (its tag column may be left out)")
-            self.predict_set = self._encode(read_conll(path, self.columns[0], labelled=False), path)
+            self.predict_set = self.encode(read_conll(path, self.columns[0], labelled=False), path)
         elif self.train_set is None:
             splits = self._read_splits()
             self.train_set, self.val_set, self.test_set = (
-                self._encode(splits[split], self.paths[split] or self.paths["train"] or f"generated {split} data")
+                self.encode(splits[split], self.paths[split] or self.paths["train"] or f"generated {split} data")
                 for split in ("train", "val", "test")
             )
 
@@ -116,8 +116,9 @@ class TaggingDataModule(PaddedSequenceDataModule):
     def _tokens(self, sentence: TaggedSentence) -> list[str]:
         return [t.lower() for t in sentence.tokens] if self.lowercase else sentence.tokens
 
-    def _encode(self, sentences: list[TaggedSentence], source: str) -> SequenceDataset:
-        """Token ids and tag ids per sentence; a sentence to predict gets tags -1."""
+    def encode(self, sentences: list[TaggedSentence], source: str) -> SequenceDataset:
+        """Token ids and tag ids per sentence; a sentence to predict gets tags -1. The server encodes requests with
+        it."""
         tag_ids = {name: i for i, name in enumerate(self.class_names)}
         labels = []
         for sentence in sentences:
