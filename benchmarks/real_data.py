@@ -325,12 +325,11 @@ FOREST = {"trees": 500}  # --quick: 50
 
 
 def molecule_descriptor_rows(graphs: Sequence[Any]) -> np.ndarray:
-    """The ten whole-molecule descriptors the template's atoms carry (`molecule_descriptors`), a row per molecule."""
-    from rdkit import Chem
+    """The ten whole-molecule descriptors the template's atoms carry (`molecule_descriptors`), a row per molecule:
+    read off each graph's first atom, where the featuriser put them."""
+    from project.data.graphs.molecules import MOLECULE_DESCRIPTORS
 
-    from project.data.graphs.molecules import molecule_descriptors
-
-    return np.array([molecule_descriptors(Chem.MolFromSmiles(g.smiles)) for g in graphs])
+    return np.array([g.x[0, -MOLECULE_DESCRIPTORS:].numpy() for g in graphs])
 
 
 def molecule_baselines(datamodule: Any) -> Scores:

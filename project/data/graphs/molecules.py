@@ -83,8 +83,9 @@ def atom_features(atom: Any) -> list[float]:
 
 def atom_descriptors(mol: Any) -> list[list[float]]:
     """Each atom's share of the descriptors that best predict how a molecule partitions and dissolves: its
-    Wildman-Crippen logP and molar refractivity contributions (their sums are RDKit's MolLogP and MolMR), its
-    topological polar surface area contribution, its Gasteiger partial charge, and its mass; scaled to about [-2, 2].
+    Wildman-Crippen logP and molar refractivity contributions (the heavy atoms' part of RDKit's MolLogP and MolMR,
+    which add the hydrogens' own), its topological polar surface area contribution, its Gasteiger partial charge,
+    and its mass; scaled to about [-2, 2].
     A one-hot atom type says which atom it is; these say how much it weighs in those properties, which a few layers
     of message passing would otherwise have to learn from ~1,000 molecules."""
     from rdkit.Chem import rdMolDescriptors, rdPartialCharges
