@@ -107,6 +107,26 @@ def test_missing_values_take_the_training_mean_when_asked_and_scaling_comes_from
     assert dm.test_set.items[0][0, 0].item() == pytest.approx((100 - mean) / std)
 
 
+def test_training_batches_mix_the_classes_that_lengths_tell_apart_unless_bucketing_is_asked_for(tmp_path):
+    """Where a sequence's length tells its class (the board's gestures: 0.660 with bucketing, 0.700 and 0.720
+    without), the default draws batches at random; bucketing would make them batches of one class."""
+    bands = {"short": 10, "middle": 40, "long": 80}
+    lengths = [bands[label] + k % 5 for k in range(20) for label in bands]
+    labels = [label for _ in range(20) for label in bands]
+    np.savez(tmp_path / "s.npz", values=RNG.normal(size=(sum(lengths), 1)), lengths=lengths, labels=labels)
+
+    def pure_share(**options) -> float:
+        """The share of training batches that hold one class."""
+        path = str(tmp_path / "s.npz")
+        dm = NumericSequenceDataModule(path, val_fraction=0, test_fraction=0, batch_size=8, **options)
+        dm.setup("fit")
+        batches = [set(y.tolist()) for _, _, y in dm.train_dataloader()]
+        return sum(len(b) == 1 for b in batches) / len(batches)
+
+    assert pure_share() < 0.2
+    assert pure_share(bucketing=True) > 0.5
+
+
 def test_a_test_file_whose_channels_or_labels_differ_is_named(tmp_path):
     train = long_csv(tmp_path / "train.csv")
     (tmp_path / "test.csv").write_text("id,t,ax,activity\na,0,1,walk\n")
@@ -174,9 +194,9 @@ def test_a_run_on_a_long_table_predicts_from_its_checkpoint_alone(tmp_path):
 
 @pytest.mark.slow
 def test_the_default_finds_the_generated_bumps():
-    """The README's `--model lstm_sequences` as configured: test accuracy ≥ 0.93 (0.950 measured, docs/your-data.md;
+    """The README's `--model lstm_sequences` as configured: test accuracy ≥ 0.95 (0.985 measured, docs/your-data.md;
     four classes, chance 0.25)."""
     cli = build("lstm_sequences", *TINY)
     cli.trainer.fit(cli.model, cli.datamodule)
     tested = cli.trainer.test(cli.model, cli.datamodule, ckpt_path="best", verbose=False)[0]
-    assert tested["test/acc"] >= 0.93, tested
+    assert tested["test/acc"] >= 0.95, tested

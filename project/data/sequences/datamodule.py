@@ -26,6 +26,9 @@ class NumericSequenceDataModule(PaddedSequenceDataModule):
     Args:
         missing: `refuse` an empty cell or `?` (with its line), or fill it with its channel's training `mean`.
         standardize: scale each channel as above; off, the values go in as they are.
+        bucketing: batch similar lengths together for training. Off by default, unlike text's: how long a gesture
+            or an activity lasts often tells its class, and batches of similar lengths were then batches of one
+            class (the board's gestures: 0.660 with it, 0.740 and 0.800 without, over two seeds).
         channels, labels, scaling: given by the CLI from a checkpoint; leave them unset.
     """
 
@@ -45,7 +48,7 @@ class NumericSequenceDataModule(PaddedSequenceDataModule):
         test_fraction: float = 0.1,
         synthetic_samples: int = 2000,
         synthetic_lengths: tuple[int, int] = (20, 100),
-        bucketing: bool = True,
+        bucketing: bool = False,
         seed: int = 0,
         batch_size: int = 32,
         num_workers: int = 0,
