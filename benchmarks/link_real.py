@@ -64,7 +64,7 @@ def main() -> None:
     graphs = {
         "Les Misérables (77 nodes, 254 links)": [
             "--data.source=csv",
-            f"--data.edges_path={les_miserables(folder / 'lesmis.csv')}",
+            f"--data.train_path={les_miserables(folder / 'lesmis.csv')}",
         ],
         "karate club (34 nodes, 78 links)": ["--data.source=karate"],
     }

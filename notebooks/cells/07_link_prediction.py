@@ -38,7 +38,7 @@ with open("lesmis.csv", "w", newline="") as handle:
 
 QUIET = ["--trainer.enable_progress_bar=false", "--trainer.enable_model_summary=false"]
 # No node features in this graph: a learned vector per node (embedding_dim) lets the GCN tell them apart.
-DATA = ["--data.source=csv", "--data.edges_path=lesmis.csv", "--model.net.embedding_dim=32"]
+DATA = ["--data.source=csv", "--data.train_path=lesmis.csv", "--model.net.embedding_dim=32"]
 dm = build("gcn_link", *QUIET, *DATA).datamodule
 print("nodes:", dm.num_nodes, "| links per part:", {part: links.shape[1] for part, links in dm.links.items()})
 

@@ -59,19 +59,40 @@ def one_line(message: str, parser: ArgumentParser) -> str:
     return "; ".join(lines)
 
 
+# Names for the same file, each group led by the name our DataModules take (a folder of images: `root`): a name
+# refused is answered with one of its own group before one spelled alike (`train_path` is not `val_path`).
+SAME_ROLE = (
+    ("train_path", "root", "path", "edges_path", "train_file", "data_path", "train_root"),
+    ("val_path", "val_root", "val_edges_path", "valid_path", "dev_path", "val_file"),
+    ("test_path", "test_root", "test_edges_path", "test_file"),
+)
+
+
+def same_role(name: str, takes: list[str]) -> str | None:
+    """The name among `takes` for the file `name` means (`path` -> `train_path`), if `name` is one of SAME_ROLE's."""
+    for group in SAME_ROLE:
+        if name in group:
+            return next((other for other in group if other in takes and other != name), None)
+    return None
+
+
 def refused_option(option: str, name: str, class_path: str) -> str:
     """`--data.root: ShapesDataModule takes no 'root' (it takes data_dir, ...); ImageFolderDataModule does: ...`."""
     cls = _import(class_path)
     takes = init_arguments(cls)
     text = f"{option}: {class_path.rsplit('.', 1)[-1]} takes no {name!r}"
-    if close := difflib.get_close_matches(name, takes, n=1):
+    if same := same_role(name, takes):
+        return f"{text}; did you mean {option.rsplit('.', 1)[0]}.{same}?"
+    if not any(name in group for group in SAME_ROLE) and (close := difflib.get_close_matches(name, takes, n=1)):
         return f"{text}; did you mean {option.rsplit('.', 1)[0]}.{close[0]}?"
     text += f" (it takes {', '.join(takes)})" if takes else ""
     package = class_path.rpartition(".")[0]
     if others := [c for c in _classes_in(package) if c != class_path.rsplit(".", 1)[-1]]:
-        takers = [c for c in others if name in init_arguments(_import(f"{package}.{c}"))]
-        if takers:
-            text += f"; {takers[0]} takes it: {option.split('.')[0]} {package}.{takers[0]}"
+        for other in others:
+            its = init_arguments(_import(f"{package}.{other}"))
+            if name in its or (its_name := same_role(name, its)):
+                as_ = "" if name in its else f" as {its_name!r}"
+                return f"{text}; {other} takes it{as_}: {option.split('.')[0]} {package}.{other}"
     return text
 
 

@@ -1,15 +1,19 @@
 """`python -m project.lr_find --model NAME [fit args]`: an LR range test with Lightning's Tuner.
 
 The learning rate grows exponentially from `--min_lr` to `--max_lr` over `--num_training` steps while the
-loss is recorded; the suggestion is the LR where the loss falls fastest per decade. The plot is saved beside the
-run's logs as `lr_find.png`, and the fit command that uses the suggestion is printed.
+loss is recorded; the suggestion is read off that curve by `--rule` (docs/diagnostics.md has what each rule
+gave when trained with). The plot is saved beside the run's logs as `lr_find.png`, and the fit command that
+uses the suggestion is printed. Exit status 0 when the test ran, whether or not it could suggest an LR.
 """
 
 import argparse
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+
+import torch
 
 from project.cli import compose
 from project.compat import steepest_fall, unbias
@@ -17,13 +21,18 @@ from project.compat import steepest_fall, unbias
 LR_FLAG = "--model.optimizer.init_args.lr"
 
 
-def main(args: Sequence[str] | None = None) -> float | None:
-    parser = argparse.ArgumentParser(prog="python -m project.lr_find", add_help=False)
-    parser.add_argument("--min_lr", type=float, default=1e-6)
-    parser.add_argument("--max_lr", type=float, default=1.0)
-    parser.add_argument("--num_training", type=int, default=100, help="steps of the range test")
-    ours, fit_args = parser.parse_known_args(sys.argv[1:] if args is None else args)
+@dataclass
+class RangeTest:
+    """The curve of one range test: each step's LR and the smoothed loss (unbiased), and where its plot goes."""
 
+    lrs: list[float]
+    losses: list[float]
+    plot: Path
+    result: object  # Lightning's `_LRFinder`, which draws the plot
+
+
+def range_test(fit_args: Sequence[str], min_lr: float, max_lr: float, num_training: int) -> RangeTest | None:
+    """Lightning's range test on the model and data `fit_args` compose; None under `fast_dev_run`."""
     from lightning.pytorch.tuner import Tuner
 
     cli = compose(fit_args)
@@ -31,34 +40,90 @@ def main(args: Sequence[str] | None = None) -> float | None:
     result = Tuner(cli.trainer).lr_find(
         cli.model,
         datamodule=cli.datamodule,
-        min_lr=ours.min_lr,
-        max_lr=ours.max_lr,
-        num_training=ours.num_training,
+        min_lr=min_lr,
+        max_lr=max_lr,
+        num_training=num_training,
         update_attr=False,  # the optimizer is config (model.optimizer), not a model attribute
     )
     if result is None:  # fast_dev_run: Lightning skips the search
         return None
-    losses = unbias(result.results["loss"])
-    result.results["loss"] = losses
-    lr = steepest_fall(result.results["lr"], losses)
-    out = Path(cli.trainer.log_dir or ".") / "lr_find.png"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    figure = result.plot()
+    result.results["loss"] = unbias(result.results["loss"])
+    plot = Path(cli.trainer.log_dir or ".") / "lr_find.png"
+    return RangeTest(list(result.results["lr"]), result.results["loss"], plot, result)
+
+
+def valley(lrs: Sequence[float], losses: Sequence[float]) -> float | None:
+    """fastai's `valley`: the longest stretch over which the loss keeps falling (a longest decreasing
+    subsequence), and the LR two-thirds of the way down it, before the curve flattens at its bottom. As fastai,
+    the first tenth of the steps (the moving average warming up) and the last five (divergence) are left out."""
+    skip = len(losses) // 10
+    lrs, losses = lrs[skip:-5], losses[skip:-5]
+    n = len(losses)
+    longest = [1] * n  # the longest decreasing subsequence ending at each point
+    end = 0
+    for i in range(1, n):
+        for j in range(i):
+            if losses[i] < losses[j] and longest[i] < longest[j] + 1:
+                longest[i] = longest[j] + 1
+        if longest[i] > longest[end]:
+            end = i
+    if longest[end] < 3:
+        return None
+    start = end - longest[end]
+    third = (end - start) / 3
+    return float(lrs[start + int(third) + int(third / 2)])
+
+
+def tenth_of_minimum(lrs: Sequence[float], losses: Sequence[float], skip_begin: int = 10) -> float | None:
+    """A tenth of the LR where the smoothed loss is lowest (fastai's `minimum`): the curve turns up there."""
+    loss = torch.tensor(losses[skip_begin:], dtype=torch.float64)
+    if not len(loss) or not torch.isfinite(loss).any():
+        return None
+    return float(lrs[skip_begin + int(loss.nan_to_num(float("inf")).argmin())]) / 10
+
+
+RULES: dict[str, Callable[[Sequence[float], Sequence[float]], float | None]] = {
+    "valley": valley,
+    "steepest": steepest_fall,
+    "minimum": tenth_of_minimum,
+}
+RULE_WORDS = {
+    "valley": "two-thirds down the longest fall of the loss",
+    "steepest": "steepest fall of the loss per decade",
+    "minimum": "a tenth of the loss minimum's LR",
+}
+DEFAULT_RULE = "valley"
+
+
+def main(args: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m project.lr_find", add_help=False)
+    parser.add_argument("--min_lr", type=float, default=1e-6)
+    parser.add_argument("--max_lr", type=float, default=1.0)
+    parser.add_argument("--num_training", type=int, default=100, help="steps of the range test")
+    parser.add_argument("--rule", choices=sorted(RULES), default=DEFAULT_RULE, help="how the curve is read")
+    ours, fit_args = parser.parse_known_args(sys.argv[1:] if args is None else args)
+    test = range_test(fit_args, ours.min_lr, ours.max_lr, ours.num_training)
+    if test is None:
+        print("LR range test skipped: fast_dev_run runs one batch.")
+        return 0
+    lr = RULES[ours.rule](test.lrs, test.losses)
+    test.plot.parent.mkdir(parents=True, exist_ok=True)
+    figure = test.result.plot()
     if lr is not None:
         figure.axes[0].axvline(lr, color="red", linestyle="--", label=f"suggested {lr:.3g}")
         figure.axes[0].legend()
-    figure.savefig(out, dpi=100)
-    print(f"\nLR range test: {len(result.results['lr'])} steps from {ours.min_lr:g} to {ours.max_lr:g}.")
-    print(f"  loss vs LR plot: {out}")
+    figure.savefig(test.plot, dpi=100)
+    print(f"\nLR range test: {len(test.lrs)} steps from {ours.min_lr:g} to {ours.max_lr:g}.")
+    print(f"  loss vs LR plot: {test.plot}")
     if lr is None:
         print(
             "  no suggestion: the loss did not fall clearly during the sweep. Raise --num_training (a model that "
             "learns slowly needs more steps at each LR), or narrow --min_lr/--max_lr around the default LR."
         )
-        return None
+        return 0
     command = shlex.join(["python", "-m", "project.fit", *_without(fit_args, LR_FLAG), LR_FLAG, f"{lr:.3g}"])
-    print(f"  suggested LR:    {lr:.3g} (steepest fall of the loss)\n  train with it:   {command}")
-    return lr
+    print(f"  suggested LR:    {lr:.3g} ({RULE_WORDS[ours.rule]})\n  train with it:   {command}")
+    return 0
 
 
 def _without(args: Sequence[str], flag: str) -> list[str]:

@@ -18,7 +18,7 @@ INTERVALS = f"--config={CONFIG_DIR / 'lstm_forecast_intervals.yaml'}"  # part: l
 # Real molecules (FreeSolv: 16 steps an epoch; killed mid-epoch and just after the first epoch ends), read by gine.
 MOLECULES = [
     f"--config={PRESETS.parent / 'gcn_molecules.yaml'}",
-    "--data.path=freesolv.csv",
+    "--data.train_path=freesolv.csv",
     "--data.target_fields=[expt]",
 ]  # part: gcn, regression, molecules
 # Per family: epochs, extra arguments, and the steps at which the run is killed (and resumed each time).

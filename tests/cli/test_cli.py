@@ -208,3 +208,39 @@ def test_the_validation_split_again_is_not_reported_as_a_test():
 
     assert not ImageFolderDataModule.has_test_split.fget(type("Folder", (), {"roots": ("a", None, None)})())
     assert ImageFolderDataModule.has_test_split.fget(type("Folder", (), {"roots": ("a", None, "test")})())
+
+
+def data_modules() -> dict[str, list[str]]:
+    """Every DataModule this project has (a generated project has fewer), by class path: the arguments it takes."""
+    import importlib
+    import pkgutil
+
+    from lightning import LightningDataModule
+
+    import project.data
+    from project.cli.parser_errors import init_arguments
+
+    found = {}
+    for info in pkgutil.walk_packages(project.data.__path__, "project.data."):
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, LightningDataModule) and value.__module__ == info.name:
+                found[f"{info.name}.{value.__name__}"] = init_arguments(value)
+    return found
+
+
+def test_every_datamodule_calls_its_training_file_train_path():
+    """One name for one file across the DataModules: `train_path` (a folder of images: `root`), `val_path`,
+    `test_path`; the other spellings users bring are answered with it, before a name spelled alike."""
+    from project.cli.parser_errors import SAME_ROLE, refused_option
+
+    modules = data_modules()
+    other_names = {name for group in SAME_ROLE for name in group[2:]}
+    assert len(modules) >= len(FAMILIES)
+    assert {name: set(takes) & other_names for name, takes in modules.items() if set(takes) & other_names} == {}
+    for class_path, takes in modules.items():
+        if "train_path" in takes:
+            assert refused_option("--data.path", "path", class_path).endswith("; did you mean --data.train_path?")
+            if "val_path" in takes:  # the old link-prediction name, and not `train_path`, spelled closer
+                said = refused_option("--data.val_edges_path", "val_edges_path", class_path)
+                assert said.endswith("; did you mean --data.val_path?")

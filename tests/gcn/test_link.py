@@ -75,7 +75,7 @@ def test_sampled_batches_of_links_train_and_a_leaky_split_is_reported(tmp_path):
     val = tmp_path / "val.csv"
     val.write_text("src,dst\nn0,n1\nn0,n30\nn5,n40\n")  # n0,n1 is a training link
     cli = build(
-        "gcn_link", *TINY, "--data.source=csv", f"--data.edges_path={train}", f"--data.val_edges_path={val}",
+        "gcn_link", *TINY, "--data.source=csv", f"--data.train_path={train}", f"--data.val_path={val}",
         "--data.loader=neighbor", "--data.batch_size=32", "--model.net.embedding_dim=8", "--trainer.max_epochs=1",
     )  # fmt: skip
     cli.trainer.fit(cli.model, cli.datamodule)
@@ -93,7 +93,7 @@ def test_predict_writes_scores_and_new_links_with_the_users_node_ids(tmp_path):
     edges.write_text("src,dst\n" + "".join(f"{names[a]},{names[b]}\n" for a, b in links.t().tolist()))
     pairs = tmp_path / "pairs.csv"
     pairs.write_text("src,dst\nuser-3,user-7\nuser-3,user-390\n")
-    data = ["--data.source=csv", f"--data.edges_path={edges}", "--data.features_path=null"]
+    data = ["--data.source=csv", f"--data.train_path={edges}", "--data.features_path=null"]
     cli = build("gcn_link", *TINY, *data, "--model.net.embedding_dim=16", "--trainer.max_epochs=3")
     cli.trainer.fit(cli.model, cli.datamodule)
     checkpoint = cli.trainer.checkpoint_callback.last_model_path
@@ -118,7 +118,7 @@ def test_predict_writes_scores_and_new_links_with_the_users_node_ids(tmp_path):
 
     other = tmp_path / "other.csv"
     other.write_text("src,dst\nx,y\ny,z\nz,w\nw,v\n")
-    stranger = build("gcn_link", *TINY, "--data.source=csv", f"--data.edges_path={other}", "--data.val_fraction=0.25")
+    stranger = build("gcn_link", *TINY, "--data.source=csv", f"--data.train_path={other}", "--data.val_fraction=0.25")
     with pytest.raises(DataError, match="the checkpoint's graph has 400 nodes"):
         stranger.datamodule.load_state_dict(torch.load(checkpoint, weights_only=False)["LinkPredictionDataModule"])
 
@@ -141,7 +141,7 @@ def test_a_directed_graph_trains_with_the_bilinear_decoder(tmp_path):
     edges = tmp_path / "follows.csv"
     edges.write_text("src,dst\n" + "".join(f"u{i},u{(i + k) % 80}\n" for i in range(80) for k in (1, 2, 3)))
     cli = build(
-        "gcn_link", *TINY, "--data.source=csv", f"--data.edges_path={edges}", "--data.undirected=false",
+        "gcn_link", *TINY, "--data.source=csv", f"--data.train_path={edges}", "--data.undirected=false",
         "--model.net.decoder=bilinear", "--model.net.embedding_dim=8", "--trainer.max_epochs=3",
     )  # fmt: skip
     assert cli.datamodule.message_graph.shape[1] == cli.datamodule.links["train"].shape[1]  # one way only

@@ -79,7 +79,7 @@ def test_an_edge_list_with_names_is_mapped_and_its_policies_stated(tmp_path):
     features = write(tmp_path / "nodes.csv", "node,a,b\nann,1,0\nbob,0,1\ncat,1,1\ndan,0,0\neve,5,5\n")
     with pytest.warns(UserWarning) as caught:
         dm = LinkPredictionDataModule(
-            source="csv", edges_path=edges, features_path=features, val_fraction=0.34, test_fraction=0.0
+            source="csv", train_path=edges, features_path=features, val_fraction=0.34, test_fraction=0.0
         )
     messages = " | ".join(str(w.message) for w in caught)
     assert "1 self-loop(s) (first at line 4) dropped" in messages
@@ -103,31 +103,31 @@ def test_an_edge_list_with_names_is_mapped_and_its_policies_stated(tmp_path):
 )
 def test_a_bad_edge_list_is_named_by_file_and_line(tmp_path, text, problem):
     with pytest.raises(DataError, match=problem):
-        LinkPredictionDataModule(source="csv", edges_path=write(tmp_path / "edges.csv", text))
+        LinkPredictionDataModule(source="csv", train_path=write(tmp_path / "edges.csv", text))
 
 
 def test_nodes_without_features_and_splits_without_training_links_are_refused(tmp_path):
     edges = write(tmp_path / "edges.csv", "src,dst\na,b\nb,c\nc,d\n")
     features = write(tmp_path / "nodes.csv", "node,f\na,1\nb,2\n")
     with pytest.raises(DataError, match=r"nodes.csv: 2 node\(s\) of the edge list have no features \(e.g. 'c'\)"):
-        LinkPredictionDataModule(source="csv", edges_path=edges, features_path=features)
+        LinkPredictionDataModule(source="csv", train_path=edges, features_path=features)
     with pytest.raises(ConfigError, match=r"val_fraction=0.5 and data.test_fraction=0.5 leave no training link"):
         LinkPredictionDataModule(**SMALL, val_fraction=0.5, test_fraction=0.5)
-    with pytest.raises(ConfigError, match="reads data.edges_path"):
+    with pytest.raises(ConfigError, match="reads data.train_path"):
         LinkPredictionDataModule(source="csv")
 
 
 def test_a_leaky_user_split_is_caught_by_its_edge_sets(tmp_path):
     edges = write(tmp_path / "train.csv", "src,dst\na,b\nb,c\nc,d\nd,e\n")
     val = write(tmp_path / "val.csv", "src,dst\na,c\nc,b\nb,e\n")  # c,b is the training link b,c reversed
-    leaky = LinkPredictionDataModule(source="csv", edges_path=edges, val_edges_path=val)
+    leaky = LinkPredictionDataModule(source="csv", train_path=edges, val_path=val)
     assert leaky.split_overlap().startswith("1 of the 3 val links, first at line 3 are also training links")
     clean = write(tmp_path / "clean.csv", "src,dst\na,c\nb,e\n")
-    assert LinkPredictionDataModule(source="csv", edges_path=edges, val_edges_path=clean).split_overlap() is None
+    assert LinkPredictionDataModule(source="csv", train_path=edges, val_path=clean).split_overlap() is None
     cold = write(tmp_path / "cold.csv", "src,dst\na,c\nb,zed\n")
     with pytest.warns(UserWarning, match=r"1 node\(s\) of the validation or test links are in no training link"):
-        LinkPredictionDataModule(source="csv", edges_path=edges, val_edges_path=cold)
-    directed = LinkPredictionDataModule(source="csv", edges_path=edges, val_edges_path=val, undirected=False)
+        LinkPredictionDataModule(source="csv", train_path=edges, val_path=cold)
+    directed = LinkPredictionDataModule(source="csv", train_path=edges, val_path=val, undirected=False)
     assert directed.split_overlap() is None  # directed, c -> b is another link than b -> c
 
 
@@ -140,7 +140,7 @@ def test_karate_ships_with_pyg_and_splits_its_78_friendships():
 def test_training_links_weights_go_with_their_messages_both_ways(tmp_path, loader):
     rows = [(f"n{i}", f"n{(i + k) % 30}", 1 + (i * 7 + k) % 5) for i in range(30) for k in (1, 2)]
     edges = write(tmp_path / "edges.csv", "src,dst,weight\n" + "".join(f"{a},{b},{w}\n" for a, b, w in rows))
-    dm = LinkPredictionDataModule(source="csv", edges_path=edges, loader=loader, num_neighbors=(-1, -1), batch_size=8)
+    dm = LinkPredictionDataModule(source="csv", train_path=edges, loader=loader, num_neighbors=(-1, -1), batch_size=8)
     dm.setup("fit")
     weight = {(a, b): float(w) for a, b, w in rows} | {(b, a): float(w) for a, b, w in rows}
     batch = next(iter(dm.train_dataloader()))

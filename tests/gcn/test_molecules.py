@@ -124,7 +124,7 @@ def test_bad_molecule_files_are_named_by_line_and_left_unchanged(tmp_path, text,
     path = tmp_path / "m.csv"
     path.write_text(text)
     with pytest.raises(DataError, match=message):
-        dm = GraphRegressionDataModule(source="smiles", path=str(path), **{"target_fields": ["y"], **options})
+        dm = GraphRegressionDataModule(source="smiles", train_path=str(path), **{"target_fields": ["y"], **options})
         dm.setup("fit")
     assert path.read_text() == text
 
@@ -134,7 +134,7 @@ def test_unparsable_smiles_can_be_skipped_and_counted(tmp_path):
     rows = "".join(f"{s},{d}\n" for s, d, _ in chains(20))
     path.write_text(f"smiles,y\nC1CC,1\n{rows}not a molecule,2\n")
     with pytest.warns(UserWarning, match=r"m.csv: 2 molecule\(s\) RDKit cannot parse were left out.*line 2: 'C1CC'"):
-        dm = GraphRegressionDataModule(source="smiles", path=str(path), target_fields=["y"], invalid="skip")
+        dm = GraphRegressionDataModule(source="smiles", train_path=str(path), target_fields=["y"], invalid="skip")
         dm.setup("fit")
     assert len(dm.train_set) + len(dm.val_set) + len(dm.test_set) == 20
 
@@ -142,7 +142,7 @@ def test_unparsable_smiles_can_be_skipped_and_counted(tmp_path):
 def test_a_molecule_without_bonds_is_kept_with_a_warning(tmp_path):
     path = tmp_path / "m.csv"
     path.write_text("smiles,y\n" + "".join(f"{s},{d}\n" for s, d, _ in chains(20)) + "[Na+].[Cl-],0\n")
-    dm = GraphRegressionDataModule(source="smiles", path=str(path), target_fields=["y"])
+    dm = GraphRegressionDataModule(source="smiles", train_path=str(path), target_fields=["y"])
     with pytest.warns(UserWarning, match=r"1 molecule\(s\) without bonds.*line 22: '\[Na\+\]\.\[Cl-\]'"):
         dm.setup("fit")
     assert len(dm.graphs) == 21
@@ -158,7 +158,7 @@ def test_an_sdf_record_without_the_target_names_its_line(tmp_path):
     writer.close()
     second = (tmp_path / "m.sdf").read_text().splitlines().index("$$$$") + 2
     with pytest.raises(DataError, match=rf"m.sdf, line {second}: the record has no property 'y'"):
-        GraphRegressionDataModule(source="smiles", path=str(tmp_path / "m.sdf"), target_fields=["y"]).setup("fit")
+        GraphRegressionDataModule(source="smiles", train_path=str(tmp_path / "m.sdf"), target_fields=["y"]).setup("fit")
 
 
 def test_classes_come_from_the_training_file_and_an_unseen_test_label_is_named(tmp_path):
@@ -166,7 +166,10 @@ def test_classes_come_from_the_training_file_and_an_unseen_test_label_is_named(t
     (tmp_path / "train.csv").write_text("smiles,kind\n" + "".join(f"{s},{'AB'[d % 2]}\n" for s, d, _ in rows))
     (tmp_path / "test.csv").write_text("smiles,kind\nCCO,A\nCCN,C\n")
     dm = GraphClassificationDataModule(
-        source="smiles", path=str(tmp_path / "train.csv"), test_path=str(tmp_path / "test.csv"), label_field="kind"
+        source="smiles",
+        train_path=str(tmp_path / "train.csv"),
+        test_path=str(tmp_path / "test.csv"),
+        label_field="kind",
     )
     assert dm.class_names == ["A", "B"] and dm.num_edge_features == BOND_FEATURES
     with pytest.raises(DataError, match=r"test.csv, line 3: the label 'C' is not one of the training labels"):
@@ -180,7 +183,7 @@ def test_several_label_columns_train_the_multilabel_task_with_unknown_labels_lef
         lines.append(f"{smiles},{known[0]},{known[1]}")
     (tmp_path / "labels.csv").write_text("\n".join(lines) + "\n")
     cli = build(
-        "gcn", *TINY, f"--config={CONFIG}", "--model.task=project.tasks.Multilabel", "--data.path=labels.csv",
+        "gcn", *TINY, f"--config={CONFIG}", "--model.task=project.tasks.Multilabel", "--data.train_path=labels.csv",
         "--data.label_fields=[unsaturated,aromatic]", "--trainer.max_steps=4",
     )  # fmt: skip
     targets = cli.datamodule.train_targets()
@@ -191,7 +194,7 @@ def test_several_label_columns_train_the_multilabel_task_with_unknown_labels_lef
     assert 0 <= scores["val/f1_macro"] <= 1 and torch.isfinite(torch.tensor(scores["val/loss"]))
     (tmp_path / "bad.csv").write_text("smiles,a\nCCO,1\nCCN,yes\n")
     with pytest.raises(DataError, match=r"bad.csv, line 3: label 'a' is 'yes'; a label column holds 0, 1, or nothing"):
-        GraphClassificationDataModule(source="smiles", path=str(tmp_path / "bad.csv"), label_fields=["a"]).setup()
+        GraphClassificationDataModule(source="smiles", train_path=str(tmp_path / "bad.csv"), label_fields=["a"]).setup()
 
 
 def test_a_scaffold_split_keeps_each_ring_system_in_one_part():
@@ -258,8 +261,9 @@ def test_a_molecule_run_saves_its_split_predicts_from_the_checkpoint_alone_and_e
 
     train = write_csv(tmp_path / "train.csv", chains(120))
     cli = build(
-        "gcn_regression", *TINY, f"--config={CONFIG}", f"--data.path={train}", "--data.target_fields=[doubles,atoms]",
-        "--data.split=scaffold", "--trainer.max_steps=6", "--model.net.init_args.hidden_channels=16",
+        "gcn_regression", *TINY, f"--config={CONFIG}", f"--data.train_path={train}",
+        "--data.target_fields=[doubles,atoms]", "--data.split=scaffold", "--trainer.max_steps=6",
+        "--model.net.init_args.hidden_channels=16",
     )  # fmt: skip
     cli.trainer.fit(cli.model, cli.datamodule)
     assert cli.model.net.features.reads_edges and cli.model.net.features.convs[0].nn is not None
@@ -295,7 +299,7 @@ def test_the_doctor_finds_the_molecule_config_healthy(tmp_path, capsys):
     from project import doctor
 
     write_csv(tmp_path / "train.csv", chains(200))
-    data = ["--data.path=train.csv", "--data.target_fields=[doubles]"]
+    data = ["--data.train_path=train.csv", "--data.target_fields=[doubles]"]
     assert doctor.main(["--model", "gcn_regression", f"--config={CONFIG}", *data, *TINY]) == 0, capsys.readouterr().out
     out = capsys.readouterr().out
     assert "| overfit | ok |" in out and "Verdict: healthy." in out

@@ -31,7 +31,7 @@ def test_gcn_link_predicts_a_real_graphs_links_given_node_embeddings(tmp_path):
     for embedding in (32, 0):
         runs = []
         for seed in range(3):
-            args = [f"--data.edges_path={edges}", f"--data.seed={seed}", f"--model.net.embedding_dim={embedding}"]
+            args = [f"--data.train_path={edges}", f"--data.seed={seed}", f"--model.net.embedding_dim={embedding}"]
             cli = build("gcn_link", *TINY, "--data.source=csv", *args)
             warned = pytest.warns(UserWarning, match="every node has the same features")
             with warned if not embedding else contextlib.nullcontext():

@@ -91,7 +91,7 @@ def hourly(n: int, start: int = 0) -> list[str]:
 
 def test_reads_a_csv_series_with_dates_values_and_covariates(tmp_path):
     path = write_series(tmp_path / "series.csv", hourly(400))
-    dm = SeriesDataModule(path=str(path), value_fields=["load"], covariate_fields=["holiday"], input_length=48,
+    dm = SeriesDataModule(train_path=str(path), value_fields=["load"], covariate_fields=["holiday"], input_length=48,
                           horizon=6, season=24, batch_size=8)  # fmt: skip
     dm.setup("fit")
     assert (dm.num_features, dm.future_size, dm.num_outputs) == (2, 6, 6)
@@ -113,20 +113,22 @@ def test_reads_a_csv_series_with_dates_values_and_covariates(tmp_path):
 def test_a_bad_series_file_is_named_with_its_line(tmp_path, rows, message):
     path = write_series(tmp_path / "series.csv", rows)
     with pytest.raises(DataError, match=message):
-        SeriesDataModule(path=str(path), value_fields=["load"], covariate_fields=["holiday"]).setup("fit")
+        SeriesDataModule(train_path=str(path), value_fields=["load"], covariate_fields=["holiday"]).setup("fit")
 
 
 def test_a_missing_column_a_short_split_and_a_season_longer_than_the_input_are_named(tmp_path):
     path = write_series(tmp_path / "series.csv", hourly(300))
     with pytest.raises(DataError, match=r"series.csv, line 1: no column 'value' \(columns: time, load, holiday\)"):
-        SeriesDataModule(path=str(path)).setup("fit")
+        SeriesDataModule(train_path=str(path)).setup("fit")
     message = r"validation part has 45 steps, fewer than the 73 that 2 windows of input_length 48 \+ horizon 24 take"
     with pytest.raises(DataError, match=message + r": the longest input that fits is 20 steps"):
-        SeriesDataModule(path=str(path), value_fields=["load"], input_length=48, horizon=24).setup("fit")
-    with pytest.raises(ConfigError, match=r"data.covariate_fields name columns of a file: give it with data.path"):
+        SeriesDataModule(train_path=str(path), value_fields=["load"], input_length=48, horizon=24).setup("fit")
+    with pytest.raises(
+        ConfigError, match=r"data.covariate_fields name columns of a file: give it with data.train_path"
+    ):
         SeriesDataModule(covariate_fields=["holiday"])
     with pytest.raises(ConfigError, match=r"data.season=48 must be 1..input_length=24"):
-        SeriesDataModule(path=str(path), value_fields=["load"], input_length=24, season=48)
+        SeriesDataModule(train_path=str(path), value_fields=["load"], input_length=24, season=48)
 
 
 def test_validation_windows_overlapping_training_ones_are_flagged(caplog):
@@ -178,7 +180,7 @@ def test_known_covariates_reach_the_forecast(tmp_path):
     mae = {}
     for covariates in ("[]", "[flag]"):
         window = ["--data.input_length=24", "--data.horizon=4", "--data.season=24"]
-        data = [f"--data.path={path}", f"--data.covariate_fields={covariates}", *window]
+        data = [f"--data.train_path={path}", f"--data.covariate_fields={covariates}", *window]
         cli = build("lstm_forecast", *TINY, *data, *SHORT_FAST, "--model.net.scale=none", "--model.net.skip=none")
         cli.trainer.fit(cli.model, cli.datamodule)
         mae[covariates] = float(cli.trainer.callback_metrics["val/mae_best"])
@@ -187,7 +189,7 @@ def test_known_covariates_reach_the_forecast(tmp_path):
 
 def test_forecasting_with_covariates_needs_their_future_values(tmp_path):
     path = write_series(tmp_path / "series.csv", hourly(400))
-    args = {"path": str(path), "value_fields": ["load"], "covariate_fields": ["holiday"], "input_length": 48,
+    args = {"train_path": str(path), "value_fields": ["load"], "covariate_fields": ["holiday"], "input_length": 48,
             "horizon": 6}  # fmt: skip
     dm = SeriesDataModule(**args)
     dm.setup("fit")  # training needs no future

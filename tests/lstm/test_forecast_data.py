@@ -63,7 +63,7 @@ def test_gaps_are_refused_or_filled_with_their_count_and_first_line(tmp_path, ca
 )
 def test_season_auto_follows_the_spacing_of_the_dates(tmp_path, times, season):
     path = write(tmp_path / "series.csv", times, [str(i % 7) for i in range(len(times))])
-    make = lambda: SeriesDataModule(path=str(path), input_length=24 if season is None else "auto", horizon=3)  # noqa: E731
+    make = lambda: SeriesDataModule(train_path=str(path), input_length=24 if season is None else "auto", horizon=3)  # noqa: E731
     if season is None:  # years read as numbers ("1700"), or step numbers: only the user knows the period
         with pytest.raises(ConfigError, match=r"data.season: auto reads the spacing of dates.*--data.season 24"):
             make()
@@ -76,13 +76,13 @@ def test_season_auto_refuses_uneven_spacing_naming_the_line(tmp_path):
     del times[10]  # a month left out: line 12 jumps two months
     path = write(tmp_path / "holes.csv", times, ["1"] * len(times))
     with pytest.raises(ConfigError, match=r"holes.csv, line 12: '1990-10-01' to '1990-12-01' is 61 days.*monthly"):
-        SeriesDataModule(path=str(path), horizon=3)
+        SeriesDataModule(train_path=str(path), horizon=3)
 
 
 def test_input_length_auto_takes_four_seasons_or_the_longest_that_leaves_windows(tmp_path):
     def monthly(count: int, **kwargs) -> SeriesDataModule:
         path = write(tmp_path / f"{count}.csv", months(count), [str(i % 12) for i in range(count)])
-        dm = SeriesDataModule(path=str(path), horizon=6, **kwargs)
+        dm = SeriesDataModule(train_path=str(path), horizon=6, **kwargs)
         dm.setup("fit")
         return dm
 
@@ -102,7 +102,7 @@ def test_input_length_auto_takes_four_seasons_or_the_longest_that_leaves_windows
 def test_batch_size_auto_gives_a_short_series_32_steps_an_epoch(tmp_path, caplog):
     def monthly(count: int, **kwargs) -> SeriesDataModule:
         path = write(tmp_path / f"{count}.csv", months(count), [str(i % 12) for i in range(count)])
-        dm = SeriesDataModule(path=str(path), horizon=6, **kwargs)
+        dm = SeriesDataModule(train_path=str(path), horizon=6, **kwargs)
         dm.setup("fit")
         return dm
 
@@ -118,11 +118,11 @@ def test_batch_size_auto_gives_a_short_series_32_steps_an_epoch(tmp_path, caplog
 
 def test_a_checkpoint_refuses_data_whose_auto_windows_differ(tmp_path):
     path = write(tmp_path / "series.csv", months(600), [str(i % 12 + 0.1 * i) for i in range(600)])
-    trained = SeriesDataModule(path=str(path), horizon=6)
+    trained = SeriesDataModule(train_path=str(path), horizon=6)
     trained.setup("fit")
     state = trained.state_dict()
     assert (state["input_length"], state["season"]) == (48, 12)
-    other = SeriesDataModule(path=str(path), horizon=6, input_length=36)
+    other = SeriesDataModule(train_path=str(path), horizon=6, input_length=36)
     other.setup("fit")
     with pytest.raises(DataError, match=r"trained on windows of input_length 48 and season 12.*--data.input_length 48"):
         other.load_state_dict(state)

@@ -30,7 +30,14 @@ def daily_wave(steps: int, level: float, amplitude: float) -> list[float]:
 
 
 def panel_module(path: Path, **kwargs) -> SeriesDataModule:
-    options = {"input_length": 24, "horizon": 6, "batch_size": 16, "series_field": "id", "path": str(path), **kwargs}
+    options = {
+        "input_length": 24,
+        "horizon": 6,
+        "batch_size": 16,
+        "series_field": "id",
+        "train_path": str(path),
+        **kwargs,
+    }
     dm = SeriesDataModule(**options)
     dm.setup("fit")
     return dm
@@ -83,7 +90,7 @@ def test_a_series_out_of_order_or_without_an_id_is_refused_with_its_line(tmp_pat
         DataError, match=r"line 1: no column 'store' \(columns: id, time, value\); set data.series_field"
     ):
         panel_module(path, series_field="store", season=1)
-    with pytest.raises(ConfigError, match=r"data.series_field names a column of a file: give it with data.path"):
+    with pytest.raises(ConfigError, match=r"data.series_field names a column of a file: give it with data.train_path"):
         SeriesDataModule(series_field="id")
     with pytest.raises(ConfigError, match=r"data.predict_series names series of a file of many"):
         SeriesDataModule(predict_series=["a"])
@@ -95,7 +102,7 @@ def test_season_auto_refuses_series_of_different_frequencies(tmp_path):
     daily = [f"b,2024-01-{d:02d},{d}" for d in range(1, 25)]
     path.write_text("id,time,value\n" + "\n".join(hourly + daily) + "\n")
     with pytest.raises(DataError, match=r"series 'a' is hourly and 'b' daily: one model forecasts series of one"):
-        SeriesDataModule(path=str(path), series_field="id", horizon=2)
+        SeriesDataModule(train_path=str(path), series_field="id", horizon=2)
 
 
 def test_mase_is_taken_per_series_then_their_geometric_mean():
@@ -115,8 +122,8 @@ def test_mase_is_taken_per_series_then_their_geometric_mean():
 @pytest.mark.slow
 def test_a_file_of_real_series_trains_one_model_and_forecasts_each_in_its_units(tmp_path):
     path = fertility_panel(tmp_path / "fertility.csv")  # 210 countries' births per woman, yearly 1960-2013
-    data = [f"--data.path={path}", "--data.series_field=country", "--data.missing=interpolate", "--data.horizon=6",
-            "--data.val_fraction=0.25", "--data.test_fraction=0.25"]  # fmt: skip
+    data = [f"--data.train_path={path}", "--data.series_field=country", "--data.missing=interpolate",
+            "--data.horizon=6", "--data.val_fraction=0.25", "--data.test_fraction=0.25"]  # fmt: skip
     cli = build("lstm_forecast", *TINY, *data, "--trainer.max_epochs=3")
     cli.trainer.fit(cli.model, cli.datamodule)
     dm = cli.datamodule

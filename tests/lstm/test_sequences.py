@@ -96,7 +96,7 @@ def test_missing_values_take_the_training_mean_when_asked_and_scaling_comes_from
     train.write_text("sequence,x,w,y\na,1,0,p\na,3,0,p\nb,,0,q\nb,5,0,q\n")
     test = tmp_path / "test.csv"
     test.write_text("sequence,x,w,y\nc,100,0,p\n")
-    files = {"path": str(train), "test_path": str(test), "label_field": "y", "val_fraction": 0}
+    files = {"train_path": str(train), "test_path": str(test), "label_field": "y", "val_fraction": 0}
     with pytest.raises(DataError, match="misses a value"):
         NumericSequenceDataModule(**files)
     dm = NumericSequenceDataModule(**files, missing="mean")
@@ -131,14 +131,14 @@ def test_a_test_file_whose_channels_or_labels_differ_is_named(tmp_path):
     train = long_csv(tmp_path / "train.csv")
     (tmp_path / "test.csv").write_text("id,t,ax,activity\na,0,1,walk\n")
     with pytest.raises(DataError, match=r"test.csv, line 1: no column 'ay'"):
-        NumericSequenceDataModule(path=str(train), test_path=str(tmp_path / "test.csv"), **FIELDS)
+        NumericSequenceDataModule(train_path=str(train), test_path=str(tmp_path / "test.csv"), **FIELDS)
     (tmp_path / "test.csv").write_text("id,t,ax,ay,activity\na,0,1,2,swim\n")
     with pytest.raises(DataError, match=r"test.csv, line 2: label 'swim' of sequence 'a' never occurs"):
-        NumericSequenceDataModule(path=str(train), test_path=str(tmp_path / "test.csv"), **FIELDS).setup("fit")
+        NumericSequenceDataModule(train_path=str(train), test_path=str(tmp_path / "test.csv"), **FIELDS).setup("fit")
     ts_file(tmp_path / "train.ts")
     (tmp_path / "test.ts").write_text("@classLabel true run walk\n@data\n1,2:walk\n")
     with pytest.raises(DataError, match=r"test.ts: channels \['dim_0'\] where the training data has"):
-        NumericSequenceDataModule(path=str(tmp_path / "train.ts"), test_path=str(tmp_path / "test.ts"))
+        NumericSequenceDataModule(train_path=str(tmp_path / "train.ts"), test_path=str(tmp_path / "test.ts"))
 
 
 @pytest.mark.parametrize("conv_channels", [0, 4])  # the convolutions before the LSTM: padding zeroed around each
@@ -166,7 +166,7 @@ def test_a_run_on_a_long_table_predicts_from_its_checkpoint_alone(tmp_path):
     sequences = [(rng.normal(size=(int(rng.integers(3, 9)), 2)) + (y == "run"), y) for y in ["walk", "run"] * 40]
     train = long_csv(tmp_path / "train.csv", sequences)
     fields = [f"--data.{key}={value}" for key, value in FIELDS.items()]
-    cli = build("lstm_sequences", *TINY, *SMALL["lstm_sequences"], f"--data.path={train}", *fields,
+    cli = build("lstm_sequences", *TINY, *SMALL["lstm_sequences"], f"--data.train_path={train}", *fields,
                 "--trainer.max_steps=8", "--data.batch_size=8")  # fmt: skip
     cli.trainer.fit(cli.model, cli.datamodule)
     checkpoint = Path(cli.trainer.log_dir) / "checkpoints" / "model.ckpt"

@@ -137,7 +137,9 @@ def test_conll_files_are_read_and_bad_lines_named(tmp_path):
     assert path.read_text().count("I-LOC") == 1  # the file itself is not touched
     (tmp_path / "test.conll").write_text("Paris B-LOC\n")
     (tmp_path / "ok.conll").write_text("EU B-ORG\nsaid O\n")
-    dm = TaggingDataModule(path=str(tmp_path / "ok.conll"), test_path=str(tmp_path / "test.conll"), val_fraction=0)
+    dm = TaggingDataModule(
+        train_path=str(tmp_path / "ok.conll"), test_path=str(tmp_path / "test.conll"), val_fraction=0
+    )
     with pytest.raises(DataError, match=r"test.conll, line 1: tag 'B-LOC' never occurs in the training data"):
         dm.setup("fit")
 
@@ -147,8 +149,8 @@ def test_a_tagger_run_predicts_a_tag_per_token_from_its_checkpoint_alone(tmp_pat
 
     train = tmp_path / "train.conll"
     train.write_text("\n\n".join("\n".join(f"{w}\t{t}" for w, t in zip(*s, strict=True)) for s in generate_tagged(200)))
-    cli = build("lstm_tagger", *TINY, *SMALL["lstm_tagger"], f"--data.path={train}", "--model.task.init_args.crf=true",
-                "--trainer.max_steps=6")  # fmt: skip
+    cli = build("lstm_tagger", *TINY, *SMALL["lstm_tagger"], f"--data.train_path={train}",
+                "--model.task.init_args.crf=true", "--trainer.max_steps=6")  # fmt: skip
     cli.trainer.fit(cli.model, cli.datamodule)
     checkpoint = Path(cli.trainer.log_dir) / "checkpoints" / "model.ckpt"
     cli.trainer.save_checkpoint(checkpoint)

@@ -159,7 +159,11 @@ def molecules() -> Case:
     smiles = ["CCO", "c1ccccc1O", "CC(=O)O", "C=CC=C", "C1CCCCC1"]
     Path("new.csv").write_text("smiles\n" + "\n".join(smiles) + "\n")
     train = write_csv(Path("molecules.csv").resolve(), chains(120))
-    args = [f"--config={CONFIGS / 'gcn_molecules.yaml'}", f"--data.path={train}", "--data.target_fields=[doubles]"]
+    args = [
+        f"--config={CONFIGS / 'gcn_molecules.yaml'}",
+        f"--data.train_path={train}",
+        "--data.target_fields=[doubles]",
+    ]
     return Case("gcn_regression", args, ["--data.predict_path=new.csv"], lambda cli: chunks(smiles, "smiles", 2))
 
 

@@ -42,7 +42,7 @@ def molecule_args() -> list[str]:
     train = write_csv(Path("molecules.csv").resolve(), chains(60))
     return [
         f"--config={ROOT / 'configs' / 'gcn_molecules.yaml'}",
-        f"--data.path={train}",
+        f"--data.train_path={train}",
         "--data.target_fields=[doubles]",
     ]
 

@@ -135,13 +135,13 @@ class GraphClassificationDataModule(GraphSetDataModule):
     Args:
         source: `synthetic` (generated offline, see `structure_graphs`), `tu`: a TUDataset (MUTAG, PROTEINS...)
             read from `data_dir/<name>/raw/`, its edge labels and attributes as edge features, or `smiles`:
-            molecules (the `molecules` extra; `path`... below, and `molecules.py`).
+            molecules (the `molecules` extra; `train_path`... below, and `molecules.py`).
         num_graphs, min_nodes, max_nodes: the generated set's shape (its nodes carry no features).
         node_features: what each node carries, side by side (see `features.py`): `given` (the data's own,
             a constant where there are none), `constant`, `degree` (one-hot up to `max_degree`),
             `degree_profile`. The default adds degree to what the data gives: a GCN cannot see it otherwise.
         val_fraction, test_fraction: held out by `seed` (molecules: by `split`).
-        path, test_path, predict_path, smiles_field, split, invalid: the `smiles` source's files (`molecules.py`).
+        train_path, test_path, predict_path, smiles_field, split, invalid: the `smiles` source's files (`molecules.py`).
         label_field: the `smiles` source's class column (an SDF property); `labels`: given by the CLI from a
             checkpoint, leave it unset.
         label_fields: instead, several 0/1 columns, one label each, for the multilabel task
@@ -164,7 +164,7 @@ class GraphClassificationDataModule(GraphSetDataModule):
         seed: int = 0,
         batch_size: int = 64,
         num_workers: int = 0,
-        path: str | None = None,  # part: molecules
+        train_path: str | None = None,  # part: molecules
         test_path: str | None = None,  # part: molecules
         predict_path: str | None = None,  # part: molecules
         smiles_field: str = "smiles",  # part: molecules
@@ -185,7 +185,7 @@ class GraphClassificationDataModule(GraphSetDataModule):
         molecules = None  # part: molecules
         if source == "smiles":  # part: molecules
             kind, fields = ("labels", label_fields) if label_fields else ("classes", [label_field])  # part: molecules
-            where_from = (path, test_path, predict_path, smiles_field)  # part: molecules
+            where_from = (train_path, test_path, predict_path, smiles_field)  # part: molecules
             molecules = MoleculeFiles(*where_from, fields, kind, split, invalid, names=labels)  # part: molecules
             self.class_names, self.multilabel = molecules.names, kind == "labels"  # part: molecules
         self.num_classes = len(self.class_names)
@@ -229,7 +229,7 @@ class GraphRegressionDataModule(GraphSetDataModule):
         seed: int = 0,
         batch_size: int = 64,
         num_workers: int = 0,
-        path: str | None = None,  # part: molecules
+        train_path: str | None = None,  # part: molecules
         test_path: str | None = None,  # part: molecules
         predict_path: str | None = None,  # part: molecules
         smiles_field: str = "smiles",  # part: molecules
@@ -248,7 +248,7 @@ class GraphRegressionDataModule(GraphSetDataModule):
         if source == "smiles":  # part: molecules
             if not target_fields:  # part: molecules
                 raise DataError("source smiles: name the target columns, --data.target_fields '[y]'")  # part: molecules
-            where_from = (path, test_path, predict_path, smiles_field)  # part: molecules
+            where_from = (train_path, test_path, predict_path, smiles_field)  # part: molecules
             molecules = MoleculeFiles(*where_from, target_fields, "values", split, invalid)  # part: molecules
             names = molecules.names  # part: molecules
         where = f"{source} {name}" if source == "tu" else source

@@ -37,8 +37,8 @@ class LinkPredictionDataModule(BaseDataModule):
 
     Args:
         source: `sbm` (a generated community graph), `karate` (ships inside PyG), `planetoid` (Cora, CiteSeer,
-            PubMed read from `data_dir/<name>/raw/`) or `csv` (`edges_path`, and `features_path` if any).
-        edges_path: CSV `src,dst[,weight]`; node ids of any kind. With `val_edges_path` (and `test_edges_path`)
+            PubMed read from `data_dir/<name>/raw/`) or `csv` (`train_path`, and `features_path` if any).
+        train_path: CSV `src,dst[,weight]`; node ids of any kind. With `val_path` (and `test_path`)
             these are the training links and the split is yours; otherwise links are held out by `seed`.
         features_path: CSV `node,f1,f2,...`; without it every node has a constant feature.
         undirected: a link `a,b` is also `b,a`: both go with the same split, and messages pass both ways.
@@ -57,10 +57,10 @@ class LinkPredictionDataModule(BaseDataModule):
     def __init__(
         self,
         source: Literal["sbm", "karate", "planetoid", "csv"] = "sbm",
-        edges_path: str | None = None,
+        train_path: str | None = None,
         features_path: str | None = None,
-        val_edges_path: str | None = None,
-        test_edges_path: str | None = None,
+        val_path: str | None = None,
+        test_path: str | None = None,
         name: str = "Cora",
         data_dir: str = "data/planetoid",
         undirected: bool = True,
@@ -107,7 +107,7 @@ class LinkPredictionDataModule(BaseDataModule):
         """The graph of `source`. Another source of your own: subclass and return a `LinkGraph` here."""
         hp = self.hparams
         if self.source == "csv":
-            return csv_graph(hp.edges_path, hp.features_path, hp.val_edges_path, hp.test_edges_path, self.undirected)
+            return csv_graph(hp.train_path, hp.features_path, hp.val_path, hp.test_path, self.undirected)
         if self.source == "planetoid":
             return planetoid_graph(hp.data_dir, hp.name)
         if self.source == "karate":
@@ -164,7 +164,7 @@ class LinkPredictionDataModule(BaseDataModule):
         saved = state.get("node_names")
         if saved is not None and saved != self.node_names:
             raise DataError(
-                f"the checkpoint's graph has {len(saved)} nodes, data.edges_path ({self.hparams.edges_path}) "
+                f"the checkpoint's graph has {len(saved)} nodes, data.train_path ({self.hparams.train_path}) "
                 f"{len(self.node_names)}, not the same ones in the same order: the node embeddings and ids would "
                 "not match. Use the files the model was trained on."
             )

@@ -57,10 +57,10 @@ def _from_pyg(x: torch.Tensor, edge_index: torch.Tensor, num_nodes: int) -> Link
 
 
 def csv_graph(
-    edges_path: str | None,
+    train_path: str | None,
     features_path: str | None,
-    val_edges_path: str | None,
-    test_edges_path: str | None,
+    val_path: str | None,
+    test_path: str | None,
     undirected: bool,
 ) -> LinkGraph:
     """The user's edge list (`src,dst[,weight]`), optional node features, optional validation and test links.
@@ -71,15 +71,15 @@ def csv_graph(
     in order of first appearance over the files; without features every node gets a constant 1 (learned embeddings:
     `--model.net.embedding_dim`).
     """
-    if edges_path is None:
-        raise ConfigError("data.source csv reads data.edges_path: pass --data.edges_path edges.csv (src,dst[,weight])")
-    if test_edges_path is not None and val_edges_path is None:
-        raise ConfigError("data.test_edges_path needs data.val_edges_path too: give both parts of your split")
-    parts = {"train": read_edge_list(edges_path)}
-    if val_edges_path is not None:
-        parts["val"] = read_edge_list(val_edges_path)
-    if test_edges_path is not None:
-        parts["test"] = read_edge_list(test_edges_path)
+    if train_path is None:
+        raise ConfigError("data.source csv reads data.train_path: pass --data.train_path edges.csv (src,dst[,weight])")
+    if test_path is not None and val_path is None:
+        raise ConfigError("data.test_path needs data.val_path too: give both parts of your split")
+    parts = {"train": read_edge_list(train_path)}
+    if val_path is not None:
+        parts["val"] = read_edge_list(val_path)
+    if test_path is not None:
+        parts["test"] = read_edge_list(test_path)
     index: dict[str, int] = {}
     for part, edges in parts.items():
         for name in (n for pair in zip(edges.src, edges.dst, strict=True) for n in pair):

@@ -375,9 +375,9 @@ class MoleculeFiles:
     columns, the split, and how the columns become each graph's `y`.
 
     Args:
-        path: the training molecules (CSV/TSV with a header, or SDF); validation (and test, unless `test_path`)
+        train_path: the training molecules (CSV/TSV with a header, or SDF); validation (and test, unless `test_path`)
             are held out of it by `split`.
-        test_path: a test file of its own (a published split); then only validation is held out of `path`.
+        test_path: a test file of its own (a published split); then only validation is held out of `train_path`.
         predict_path: the molecules `predict` reads (their targets, if any, are not read).
         smiles_field: the SMILES column (an SDF's molecules are its records).
         fields: the columns `kind` says: one class column, several 0/1 label columns (an empty cell: not known),
@@ -390,7 +390,7 @@ class MoleculeFiles:
 
     def __init__(
         self,
-        path: str | None,
+        train_path: str | None,
         test_path: str | None,
         predict_path: str | None,
         smiles_field: str,
@@ -401,7 +401,7 @@ class MoleculeFiles:
         names: Sequence[str] | None = None,
     ) -> None:
         require_rdkit()
-        self.path, self.test_path, self.predict_path = path, test_path, predict_path
+        self.train_path, self.test_path, self.predict_path = train_path, test_path, predict_path
         self.smiles_field, self.fields, self.split, self.invalid = smiles_field, list(fields), split, invalid
         self.kind = kind
         self.train_smiles: list[str] = []
@@ -433,9 +433,11 @@ class MoleculeFiles:
 
     def label_names(self) -> list[str]:
         """The classes of the training file's label column, sorted."""
-        if self.path is None:
-            raise DataError("data.source smiles needs --data.path FILE: a CSV/TSV with a SMILES and a label column")
-        found = {m.values[0] for m in self.molecules_of(self.path)}
+        if self.train_path is None:
+            raise DataError(
+                "data.source smiles needs --data.train_path FILE: a CSV/TSV with a SMILES and a label column"
+            )
+        found = {m.values[0] for m in self.molecules_of(self.train_path)}
         return sorted(found - {""}, key=_label_order)
 
     def molecules_of(self, path: str) -> list[Molecule]:
@@ -462,11 +464,12 @@ class MoleculeFiles:
         return graphs, molecules
 
     def read_splits(self) -> tuple[list[Data], list[Data] | None]:
-        if self.path is None:
+        if self.train_path is None:
             raise DataError(
-                "data.source smiles needs --data.path FILE: a CSV/TSV with a SMILES column and the targets, or an SDF"
+                "data.source smiles needs --data.train_path FILE: a CSV/TSV with a SMILES column and the targets, "
+                "or an SDF"
             )
-        graphs, molecules = self.read(self.path)
+        graphs, molecules = self.read(self.train_path)
         self.train_smiles, self.train_lines = [m.smiles for m in molecules], [m.line for m in molecules]
         test = self.read(self.test_path)[0] if self.test_path is not None else None
         return graphs, test
@@ -478,7 +481,7 @@ class MoleculeFiles:
         return self.split_made
 
     def save_split(self, trainer: Any) -> None:
-        """`split.tsv` in the run folder: which part each molecule of `path` went to, by line and SMILES, so the
+        """`split.tsv` in the run folder: which part each molecule of `train_path` went to, by line and SMILES, so the
         run's numbers can be checked, and another model compared, on the very same molecules."""
         log_dir = trainer.log_dir  # a collective under DDP: every rank asks, before rank 0 alone writes
         if self.split_made is None or not trainer.is_global_zero or not log_dir:

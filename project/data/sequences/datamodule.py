@@ -14,10 +14,10 @@ from project.errors import DataError
 class NumericSequenceDataModule(PaddedSequenceDataModule):
     """Variable-length multivariate sequences → padded batches `(values [B, T, C], lengths [B], labels [B])`.
 
-    Without `path` it generates a task (`synthetic.py`). With files: `path` plus `val_path` / `test_path`, or
-    `path` alone split by `seed`. A file is a long CSV/TSV (a row per step: `sequence_field`, `step_field`,
-    `label_field`, and `value_fields`, by default every other numeric column), a UCR/UEA `.ts` file, or an `.npz`
-    of ragged arrays (`project/data/sequences/files.py`).
+    Without `train_path` it generates a task (`synthetic.py`). With files: `train_path` plus `val_path` /
+    `test_path`, or `train_path` alone split by `seed`. A file is a long CSV/TSV (a row per step:
+    `sequence_field`, `step_field`, `label_field`, and `value_fields`, by default every other numeric column), a
+    UCR/UEA `.ts` file, or an `.npz` of ragged arrays (`project/data/sequences/files.py`).
 
     Each channel is standardised by the mean and spread of the training steps alone (never the validation or
     test ones), and those, with the channel and label names, are saved in every checkpoint (`state_dict`), so
@@ -34,7 +34,7 @@ class NumericSequenceDataModule(PaddedSequenceDataModule):
 
     def __init__(
         self,
-        path: str | None = None,
+        train_path: str | None = None,
         val_path: str | None = None,
         test_path: str | None = None,
         predict_path: str | None = None,
@@ -58,7 +58,7 @@ class NumericSequenceDataModule(PaddedSequenceDataModule):
     ) -> None:
         super().__init__(batch_size=batch_size, num_workers=num_workers)
         self.save_hyperparameters(ignore=["channels", "labels", "scaling"])
-        self.paths = {"train": path, "val": val_path, "test": test_path, "predict": predict_path}
+        self.paths = {"train": train_path, "val": val_path, "test": test_path, "predict": predict_path}
         self.fields = (sequence_field, step_field, label_field, value_fields)
         self.missing, self.standardize = missing, standardize
         self.val_fraction, self.test_fraction, self.seed = val_fraction, test_fraction, seed

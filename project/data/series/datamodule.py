@@ -46,7 +46,7 @@ class SeriesDataModule(BaseDataModule):
     (`ScaledErrors`). A series too short for `MIN_WINDOWS` windows in every part is skipped, with a count.
 
     Args:
-        path: a CSV with `time_field`, `value_fields` and optional `covariate_fields`; None: the generated
+        train_path: a CSV with `time_field`, `value_fields` and optional `covariate_fields`; None: the generated
             hourly series (`seasonal_series`).
         series_field: the column of series ids, for many series in one file; None: the file is one series.
         covariate_fields: columns known in advance (a holiday flag, a price): the model reads them over the
@@ -76,7 +76,7 @@ class SeriesDataModule(BaseDataModule):
 
     def __init__(
         self,
-        path: str | None = None,
+        train_path: str | None = None,
         series_field: str | None = None,
         time_field: str = "time",
         value_fields: list[str] = ["value"],  # noqa: B006 (the CLI shows it; never mutated)
@@ -101,9 +101,9 @@ class SeriesDataModule(BaseDataModule):
         # `auto` is chosen in `setup`, from the training windows; until then, the most it picks.
         super().__init__(batch_size=AUTO_BATCH[1] if batch_size == "auto" else batch_size, num_workers=num_workers)
         self.save_hyperparameters(ignore=["mean", "std", "scales"])
-        if path is None and (covariate_fields or series_field):
+        if train_path is None and (covariate_fields or series_field):
             what = "data.covariate_fields name columns" if covariate_fields else "data.series_field names a column"
-            raise ConfigError(f"{what} of a file: give it with data.path")
+            raise ConfigError(f"{what} of a file: give it with data.train_path")
         if predict_series is not None and not series_field:
             raise ConfigError("data.predict_series names series of a file of many: give data.series_field too")
         self.series_field = series_field
@@ -111,9 +111,9 @@ class SeriesDataModule(BaseDataModule):
         self.fields = (time_field, list(value_fields), list(covariate_fields))
         self.horizon, self.missing = horizon, missing
         self.fractions = (val_fraction, test_fraction)
-        self.path, self.predict_path, self.future_path = path, predict_path, future_path
+        self.train_path, self.predict_path, self.future_path = train_path, predict_path, future_path
         self.synthetic_length, self.seed = synthetic_length, seed
-        self.value_names = list(value_fields) if path else ["value"]
+        self.value_names = list(value_fields) if train_path else ["value"]
         self.saved = (mean, std)
         self.saved_scales = scales or {}
         self.panel: dict[str, Series] | None = None
@@ -125,7 +125,7 @@ class SeriesDataModule(BaseDataModule):
 
     def window_shape(self, input_length: int | str, season: int | str) -> tuple[int, int]:
         """`(input_length, season)`, each `auto` resolved from the series (read here, once), each checked."""
-        where = self.path or "the generated series"
+        where = self.train_path or "the generated series"
         if season == "auto":
             panel = self.load()
             season, frequency = panel_season(panel, {name: self.where(name) for name in panel}, where)
@@ -174,12 +174,12 @@ class SeriesDataModule(BaseDataModule):
     def load(self) -> dict[str, Series]:
         """Every series by its id (one, `""`, without `series_field`), read once."""
         if self.panel is None:
-            if self.path is None:
+            if self.train_path is None:
                 values = seasonal_series(self.synthetic_length, self.seed)
                 steps = len(values)
                 self.panel = {"": Series(hours(steps), values, torch.zeros(steps, 0), list(range(2, steps + 2)))}
             else:
-                self.panel = read_panel(self.path, self.series_field, *self.fields, missing=self.missing)
+                self.panel = read_panel(self.train_path, self.series_field, *self.fields, missing=self.missing)
         return self.panel
 
     @property
@@ -187,12 +187,14 @@ class SeriesDataModule(BaseDataModule):
         """The one series of a file without `series_field` (or the generated one)."""
         panel = self.load()
         if self.series_field:
-            raise ConfigError(f"{self.path} holds {len(panel)} series (data.series_field): name one of them")
+            raise ConfigError(f"{self.train_path} holds {len(panel)} series (data.series_field): name one of them")
         return panel[""]
 
     def where(self, name: str) -> str:
         """The file (and series) to name in a message."""
-        return f"{self.path} (series {name!r})" if self.series_field else self.path or "the generated series"
+        return (
+            f"{self.train_path} (series {name!r})" if self.series_field else self.train_path or "the generated series"
+        )
 
     def typical(self) -> Series:
         """The series `input_length: auto` is chosen for: the only one, or the one of median length (shorter
@@ -221,8 +223,8 @@ class SeriesDataModule(BaseDataModule):
             raise DataError(f"{self.where(longest)}, the longest of {len(panel)}: {self.shortfall(panel[longest])}")
         if skipped := [name for name in panel if name not in kept]:
             log.warning(
-                f"{self.path}: {len(skipped)} of {len(panel)} series skipped, too short for {MIN_WINDOWS} windows of "
-                f"input_length {self.input_length} + horizon {self.horizon} in every part (for example "
+                f"{self.train_path}: {len(skipped)} of {len(panel)} series skipped, too short for {MIN_WINDOWS} "
+                f"windows of input_length {self.input_length} + horizon {self.horizon} in every part (for example "
                 f"{', '.join(map(repr, skipped[:3]))})"
             )
         return kept
@@ -299,7 +301,7 @@ class SeriesDataModule(BaseDataModule):
             if name not in self.scales or not torch.allclose(torch.tensor(saved[0]), self.scales[name][0]):
                 raise DataError(
                     f"the checkpoint's scaling of series {name!r} differs from this data's (or the series is not in "
-                    f"{self.path}): pass the file it was trained on"
+                    f"{self.train_path}): pass the file it was trained on"
                 )
         trained = (state.get("input_length", self.input_length), state.get("season", self.season))
         if trained != (self.input_length, self.season):

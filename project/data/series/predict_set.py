@@ -26,7 +26,7 @@ def forecast_windows(data: "SeriesDataModule") -> tuple[Windows | PanelWindows, 
 
 def one_window(data: "SeriesDataModule", panel: dict[str, Series], name: str, index: int) -> Windows:
     """Series `name`'s forecast window, scaled as its training part was."""
-    source = data.predict_path or data.path or "the series"
+    source = data.predict_path or data.train_path or "the series"
     if name not in panel:
         raise DataError(f"{source}: no series {name!r} (data.predict_series); it has {', '.join(list(panel)[:5])}")
     if name not in data.scales:

@@ -14,9 +14,10 @@ from project.errors import DataError
 class TaggingDataModule(PaddedSequenceDataModule):
     """Sentences → padded batches `(tokens [B, T], lengths [B], tags [B, T])`, the padding's tags -100 (never scored).
 
-    Without `path` it generates sentences with entities (`tagged_synthetic.py`). With CoNLL files: `path` plus
-    `val_path` / `test_path`, or `path` alone split by `seed`. The vocabulary and the tags come from the training split
-    only and are saved in every checkpoint, so `predict --ckpt_path` needs no training file.
+    Without `train_path` it generates sentences with entities (`tagged_synthetic.py`). With CoNLL files:
+    `train_path` plus `val_path` / `test_path`, or `train_path` alone split by `seed`. The vocabulary and the tags
+    come from the training split only and are saved in every checkpoint, so `predict --ckpt_path` needs no
+    training file.
 
     Args:
         token_column, tag_column: which columns hold the token and its tag (from 0; -1: the last).
@@ -27,7 +28,7 @@ class TaggingDataModule(PaddedSequenceDataModule):
 
     def __init__(
         self,
-        path: str | None = None,
+        train_path: str | None = None,
         val_path: str | None = None,
         test_path: str | None = None,
         predict_path: str | None = None,
@@ -49,7 +50,7 @@ class TaggingDataModule(PaddedSequenceDataModule):
     ) -> None:
         super().__init__(batch_size=batch_size, num_workers=num_workers)
         self.save_hyperparameters(ignore=["vocabulary", "labels"])
-        self.paths = {"train": path, "val": val_path, "test": test_path, "predict": predict_path}
+        self.paths = {"train": train_path, "val": val_path, "test": test_path, "predict": predict_path}
         self.columns, self.lowercase, self.bio_errors = (token_column, tag_column), lowercase, bio_errors
         self.val_fraction, self.test_fraction, self.seed = val_fraction, test_fraction, seed
         self.synthetic_samples, self.bucketing = synthetic_samples, bucketing
