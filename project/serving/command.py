@@ -5,6 +5,8 @@ a checkpoint that holds code is refused, as `predict` refuses it.
 """
 
 import argparse
+import os
+import signal
 from pathlib import Path
 
 from project.checkpoints.io import read_checkpoint
@@ -14,7 +16,28 @@ from project.extras import require
 MAX_PAYLOAD_MB = 10  # a larger body is answered 413 before it is read whole
 
 
-def main(args: list[str] | None = None) -> None:
+def stop_on_sigterm() -> None:
+    """Make SIGTERM (what systemd, Docker, Kubernetes and `kill` send) stop the server as Ctrl-C does.
+
+    LitServe's own shutdown runs on KeyboardInterrupt only: the HTTP server drains the requests in flight, then
+    the inference workers and the queues' manager are stopped and joined. Python's default for SIGTERM ends
+    this process at once and leaves all of them running, the port held (tests/serving/test_stop.py). Processes
+    forked from this one inherit the handler: they take SIGTERM's default (the HTTP server sets its own).
+    """
+    server = os.getpid()
+
+    def stop(signum: int, frame: object) -> None:
+        if os.getpid() != server:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        signal.signal(signum, signal.SIG_IGN)  # a second SIGTERM would cut the shutdown short and leave workers
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+
+
+def main(args: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m project.serve",
         description=__doc__.splitlines()[0],
@@ -64,4 +87,10 @@ def main(args: list[str] | None = None) -> None:
         timeout=60,
     )
     print(f"serving {checkpoint} at http://{known.host}:{known.port}/predict (health: /health)", flush=True)
-    server.run(host=known.host, port=known.port, generate_client_file=False, log_level="warning")
+    stop_on_sigterm()
+    try:
+        server.run(host=known.host, port=known.port, generate_client_file=False, log_level="warning")
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM, after LitServe stopped its workers
+        pass
+    print("server stopped", flush=True)
+    return 0
