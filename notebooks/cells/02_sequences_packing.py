@@ -24,7 +24,7 @@ cli = build(
     "--data.synthetic_samples=2000",
     "--model.net.bidirectional=false",
     "--model.net.num_layers=1",
-    "--model.net.sequence_mode=packed",
+    "--model.net.sequence_mode=padded",  # trains 4-5x faster than packed on a CPU; the weights read alike below
     "--trainer.enable_progress_bar=false",
 )
 model, data = cli.model, cli.datamodule
