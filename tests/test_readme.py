@@ -30,9 +30,23 @@ def bash_commands(markdown: str) -> list[str]:
 COMMANDS = bash_commands((ROOT / "README.md").read_text())
 
 
+def opened(words: list[str]) -> list[str]:
+    """The words with optional groups' brackets removed (`[--data.val_path val.csv]`), a list value kept whole
+    (`--data.value_fields '[load]'`)."""
+    kept, group = [], False
+    for word in words:
+        if word.startswith("[-"):
+            word, group = word[1:], True
+        if group and word.endswith("]") and word.count("]") > word.count("["):
+            word, group = word[:-1], False
+        if word:
+            kept.append(word)
+    return kept
+
+
 def project_args(words: list[str]) -> list[str]:
     """The arguments after `-m project...`, with optional `[...]` brackets opened and run artifacts left out."""
-    args = [w.strip("[]") for w in words]
+    args = opened(words)
     kept: list[str] = []
     skip = False
     for i, arg in enumerate(args):
