@@ -5,6 +5,7 @@ a checkpoint that holds code is refused, as `predict` refuses it.
 """
 
 import argparse
+import contextlib
 import os
 import signal
 from pathlib import Path
@@ -88,9 +89,7 @@ def main(args: list[str] | None = None) -> int:
     )
     print(f"serving {checkpoint} at http://{known.host}:{known.port}/predict (health: /health)", flush=True)
     stop_on_sigterm()
-    try:
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C or SIGTERM, after LitServe stopped its workers
         server.run(host=known.host, port=known.port, generate_client_file=False, log_level="warning")
-    except KeyboardInterrupt:  # Ctrl-C or SIGTERM, after LitServe stopped its workers
-        pass
     print("server stopped", flush=True)
     return 0

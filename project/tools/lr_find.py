@@ -54,7 +54,7 @@ def range_test(fit_args: Sequence[str], min_lr: float, max_lr: float, num_traini
 
 def valley(lrs: Sequence[float], losses: Sequence[float]) -> float | None:
     """fastai's `valley`: the longest stretch over which the loss keeps falling (a longest decreasing
-    subsequence), and the LR two-thirds of the way down it, before the curve flattens at its bottom. As fastai,
+    subsequence), and the LR halfway down it (by steps: by decades on the exponential sweep). As fastai,
     the first tenth of the steps (the moving average warming up) and the last five (divergence) are left out."""
     skip = len(losses) // 10
     lrs, losses = lrs[skip:-5], losses[skip:-5]
@@ -88,7 +88,7 @@ RULES: dict[str, Callable[[Sequence[float], Sequence[float]], float | None]] = {
     "minimum": tenth_of_minimum,
 }
 RULE_WORDS = {
-    "valley": "two-thirds down the longest fall of the loss",
+    "valley": "halfway down the longest fall of the loss",
     "steepest": "steepest fall of the loss per decade",
     "minimum": "a tenth of the loss minimum's LR",
 }

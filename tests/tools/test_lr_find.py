@@ -1,8 +1,10 @@
-"""The LR range test's reading of Lightning's curve: unbiased smoothing, steepest fall per decade."""
+"""The LR range test's reading of Lightning's curve: unbiased smoothing, the rules that read a suggestion off it,
+and the command's exit status."""
 
 import math
 
 import lightning.pytorch as L
+import pytest
 import torch
 from lightning.pytorch.tuner import Tuner
 from torch.utils.data import DataLoader, TensorDataset
@@ -37,3 +39,23 @@ def test_lightnings_smoothed_curve_is_unbiased_back_to_the_loss():
     raw = result.results["loss"]
     assert raw[0] < 0.6 * loss  # Lightning 2.6's off-by-one; if this fails, Lightning fixed it: drop compat.unbias()
     assert max(abs(v - loss) for v in compat.unbias(raw)) < 1e-3 * loss
+
+
+def test_valley_reads_halfway_down_the_longest_fall():
+    from project.tools.lr_find import tenth_of_minimum, valley
+
+    lrs = torch.logspace(-6, 0, 100).tolist()
+    # Flat to 1e-4, falling steadily to a minimum at 1e-1, then diverging.
+    losses = [2.0 - max(0.0, min(3.0, math.log10(lr) + 4)) / 2 + 5 * max(0.0, math.log10(lr) + 1) for lr in lrs]
+    suggestion = valley(lrs, losses)
+    assert 10**-2.8 < suggestion < 10**-2.2  # halfway from 1e-4 down to 1e-1, in decades
+    assert tenth_of_minimum(lrs, losses) == pytest.approx(lrs[losses.index(min(losses))] / 10)
+    assert valley(lrs, [1.0] * len(lrs)) is None  # flat: nothing falls
+
+
+def test_the_command_exits_0_and_prints_the_suggestion(capsys, build_small):
+    from project.tools.lr_find import main
+    from tests.conftest import FAMILIES, SMALL, TINY
+
+    assert main(["--model", FAMILIES[0], *TINY, *SMALL[FAMILIES[0]], "--num_training=30"]) == 0
+    assert "LR range test: 30 steps" in capsys.readouterr().out
