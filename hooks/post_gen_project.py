@@ -167,7 +167,7 @@ def main() -> None:
     parts = yaml.safe_load((root / "parts.yaml").read_text())
     chosen = {**CHOSEN, **TASKS, "notebooks": NOTEBOOKS, "github_actions": GITHUB_ACTIONS}
     chosen["molecules"] = MOLECULES and CHOSEN["gcn"]  # molecules are graphs: they go with the GCN
-    excluded = {name for name, keep in chosen.items() if not keep}
+    excluded = {name for name, keep in chosen.items() if not keep} | {"board"}  # the board's data stays here
     families = [family for family in FAMILIES if CHOSEN[family]]
     for name in excluded:
         remove_part(root, parts[name])

@@ -52,6 +52,9 @@ def test_every_case_runs_and_its_baselines_score_the_same_split(capsys, monkeypa
     assert solubility.baselines["random forest, Morgan fingerprints"] < 0.7 * solubility.baselines["the training mean"]
     assert solubility.facts["test molecules"] == 257 and results["freesolv"].facts["test molecules"] == 64
     assert results["solubility_classes"].baselines["random forest, Morgan fingerprints"] >= 0.6
+    # The corpora are read with their labels: TF-IDF + LR tells BBC's topics apart from 42 articles of each.
+    assert results["bbc"].baselines["TF-IDF + LR"] >= 0.8, results["bbc"].baselines
+    assert results["food_reviews"].facts["test texts"] == 120  # its own test file, 60 of each class
     # The molecule descriptors the network's atoms carry are read for the right molecules: they carry solubility.
     forests = (
         solubility.baselines["random forest, fingerprints + descriptors"]

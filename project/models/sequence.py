@@ -22,6 +22,22 @@ class SequenceModel(TaskModule):
         tokens, lengths, labels = batch
         return (tokens, lengths), labels, tokens.shape[0]
 
+    def on_fit_start(self) -> None:
+        """Fit the network's TF-IDF + logistic regression (`ngrams`, project/nets/ngram_bag.py) on the training
+        split before the first step; a resumed run's checkpoint already holds it."""
+        super().on_fit_start()
+        bag = getattr(self.net, "bag", None)
+        if bag is None or bool(bag.fitted):
+            return
+        train, val = self.trainer.datamodule.train_set, self.trainer.datamodule.val_set
+        fitted = bag.fit([x.cpu() for x in train.items], torch.as_tensor(train.labels),
+                         [x.cpu() for x in val.items], torch.as_tensor(val.labels))  # fmt: skip
+        self.print(
+            f"TF-IDF + logistic regression fitted on {len(train)} training texts, C {fitted['c']:g} chosen on "
+            f"validation: accuracy {fitted['train_acc']:.3f} training, {fitted['val_acc']:.3f} validation"
+            + ("" if fitted["kept"] else "; no better than the class shares there (cross-entropy): switched off")
+        )
+
     def exportable_net(self) -> nn.Module:
         """The LSTM in its padded mode: exact in both directions (project/nets/lstm.py) and plain tensor
         operations, where packing sorts and splits the batch by its lengths, which a trace would fix."""

@@ -9,6 +9,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from project.errors import ConfigError, DataError
 from project.nets.init import init_weights
+from project.nets.ngram_bag import NgramBag
 from project.nets.sequence_pooling import AttentionPool, length_mask, masked_max, masked_mean
 
 Readout = Literal["last", "mean", "max", "attention"]
@@ -177,6 +178,10 @@ class LSTMClassifier(nn.Module):
     `dropout` serves the encoder (between LSTM layers) and the head; every other argument is the
     encoder's (`hidden_size`, `readout`, ...), passed on by name: the CLI lists them from `LSTMEncoder`'s
     signature, so an option is added there once.
+
+    `ngrams` (token ids only): the scores of a linear model over the text's words (1) or words and word pairs
+    (2) are added to the head's (`NgramBag`), so the model starts from the baseline a practitioner runs first
+    and the LSTM learns what word counts miss (docs/your-data.md: on real corpora, the LSTM alone is behind it).
     """
 
     def __init__(
@@ -185,21 +190,34 @@ class LSTMClassifier(nn.Module):
         vocab_size: int | None = None,
         num_channels: int | None = None,
         dropout: float = 0.0,
+        ngrams: int = 0,
         **encoder: Any,
     ) -> None:
         super().__init__()
+        if ngrams and vocab_size is None:
+            raise ConfigError("ngrams counts words: it needs token ids (text), not values; set ngrams: 0")
         self.features = LSTMEncoder(vocab_size=vocab_size, num_channels=num_channels, dropout=dropout, **encoder)
         self.head = nn.Sequential(nn.Dropout(dropout), nn.Linear(self.features.out_dim, num_outputs))
         self.head.apply(init_weights)
+        self.bag = NgramBag(vocab_size, num_outputs, ngrams) if ngrams else None
+        if self.bag is not None:  # the untrained model is the fitted baseline: the LSTM's scores start at zero
+            nn.init.zeros_(self.head[-1].weight)
+            nn.init.zeros_(self.head[-1].bias)
 
     def forward(self, inputs: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        return self.head(self.features(inputs, lengths))
+        scores = self.head(self.features(inputs, lengths))
+        return scores if self.bag is None else scores + self.bag(inputs, lengths)
 
 
 class LSTMTagger(LSTMClassifier):
     """`LSTMEncoder`'s output at every step, then the linear head per step: `(tokens [B, T], lengths [B])` → scores
     `[B, T, num_outputs]`, one row of tag scores per token (what a CRF, where the task has one, reads). Each step's
     own output, not the last state: a tag belongs to its token. Options as `LSTMClassifier`'s."""
+
+    def __init__(self, num_outputs: int, vocab_size: int | None = None, ngrams: int = 0, **options: Any) -> None:
+        if ngrams:
+            raise ConfigError("ngrams scores a whole text; a tagger scores each token: set ngrams: 0")
+        super().__init__(num_outputs, vocab_size, **options)
 
     def forward(self, inputs: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         return self.head(self.features.steps(inputs, lengths))

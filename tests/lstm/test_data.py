@@ -247,3 +247,8 @@ def test_a_first_small_text_set_trains_with_its_batch_capped_at_the_training_spl
     datamodule.setup("fit")
     batches = list(datamodule.train_dataloader())
     assert len(batches) == 1 and len(batches[0][-1]) == len(datamodule.train_set)
+
+
+def test_the_words_tokenizer_splits_off_punctuation_and_lowercases():
+    assert tokenize("Hello, world! It's 3pm.", "words") == ["hello", ",", "world", "!", "it", "'", "s", "3pm", "."]
+    assert tokenize("Hello, world!", "whitespace") == ["hello,", "world!"]

@@ -23,7 +23,7 @@ class TextClassificationDataModule(PaddedSequenceDataModule):
 
     Args:
         text_field, label_field: column names (CSV/TSV header) or keys (JSONL).
-        tokenizer: `whitespace` (lower-cased words) or `char`.
+        tokenizer: `words` (lower-cased words and punctuation marks), `whitespace` (split at spaces) or `char`.
         min_freq, max_vocab_size: rarer tokens and those past the size map to `<unk>`.
         max_length: longer texts are cut; `truncation_side` says which end goes (`left` keeps the end).
         bucketing: batch similar lengths together for training (less padding; benchmarks/sequence_modes.py).
@@ -40,10 +40,10 @@ class TextClassificationDataModule(PaddedSequenceDataModule):
         label_field: str = "label",
         val_fraction: float = 0.1,
         test_fraction: float = 0.1,
-        tokenizer: Tokenizer = "whitespace",
+        tokenizer: Tokenizer = "words",
         min_freq: int = 1,
-        max_vocab_size: int | None = 20000,
-        max_length: int = 256,
+        max_vocab_size: int | None = 50000,
+        max_length: int = 512,
         truncation_side: Literal["left", "right"] = "right",
         synthetic_samples: int = 5000,
         synthetic_lengths: tuple[int, int] = (5, 200),

@@ -1,5 +1,6 @@
 """Tokenizers and a vocabulary built from the training split only."""
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from typing import Literal
@@ -7,16 +8,21 @@ from typing import Literal
 from project.errors import ConfigError
 
 PAD, UNK = "<pad>", "<unk>"
-Tokenizer = Literal["whitespace", "char"]
+Tokenizer = Literal["words", "whitespace", "char"]
+WORD = re.compile(r"\w+|[^\w\s]")
 
 
 def tokenize(text: str, tokenizer: Tokenizer) -> list[str]:
-    """`whitespace`: lower-cased words; `char`: every character, spaces included."""
+    """`words`: lower-cased runs of letters and digits, each other mark a token of its own (`"Hello, world!"` →
+    `hello , world !`: punctuation is neither glued to a word nor lost); `whitespace`: the lower-cased text split
+    at spaces; `char`: every character, spaces included."""
+    if tokenizer == "words":
+        return WORD.findall(text.lower())
     if tokenizer == "whitespace":
         return text.lower().split()
     if tokenizer == "char":
         return list(text)
-    raise ConfigError(f"unknown tokenizer {tokenizer!r}: use whitespace or char")
+    raise ConfigError(f"unknown tokenizer {tokenizer!r}: use words, whitespace or char")
 
 
 class Vocabulary:
