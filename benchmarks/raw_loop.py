@@ -48,6 +48,9 @@ def raw_fit(
     datamodule.prepare_data()
     datamodule.setup("fit")
     train_loader, val_loader = datamodule.train_dataloader(), datamodule.val_dataloader()
+    if hasattr(model, "fit_ngrams"):  # the text model's word vectors and TF-IDF + LR, set before the first step
+        model.load_vectors(datamodule)
+        model.fit_ngrams(datamodule)
     model.to(target_device)
     optimizer = model.optimizer([p for p in model.parameters() if p.requires_grad])
     scheduler = model.scheduler(optimizer, epochs * len(train_loader)) if model.scheduler else None

@@ -125,7 +125,7 @@ def run_page(page: Path, folder: Path, before: set[str] = frozenset()) -> tuple[
             failed.append(
                 f"{page.name}: {command}\n  expected exit {stop[0]}, {stop[1]!r}; got {done.returncode}, {errors}"
             )
-    return failed
+    return ran, failed
 
 
 def test_every_command_of_the_readme_and_the_guides_runs_as_written(tmp_path):

@@ -23,20 +23,36 @@ class SequenceModel(TaskModule):
         return (tokens, lengths), labels, tokens.shape[0]
 
     def on_fit_start(self) -> None:
-        """Fit the network's TF-IDF + logistic regression (`ngrams`, project/nets/ngram_bag.py) on the training
-        split before the first step; a resumed run's checkpoint already holds it."""
         super().on_fit_start()
-        bag = getattr(self.net, "bag", None)
-        if bag is None or bool(bag.fitted):
-            return
-        train, val = self.trainer.datamodule.train_set, self.trainer.datamodule.val_set
-        fitted = bag.fit([x.cpu() for x in train.items], torch.as_tensor(train.labels),
-                         [x.cpu() for x in val.items], torch.as_tensor(val.labels))  # fmt: skip
-        self.print(
-            f"TF-IDF + logistic regression fitted on {len(train)} training texts, C {fitted['c']:g} chosen on "
-            f"validation: accuracy {fitted['train_acc']:.3f} training, {fitted['val_acc']:.3f} validation"
-            + ("" if fitted["kept"] else "; no better than the class shares there (cross-entropy): switched off")
-        )
+        loaded = self.load_vectors(self.trainer.datamodule)
+        if loaded is not None:
+            self.print(loaded)
+        fitted = self.fit_ngrams(self.trainer.datamodule)
+        if fitted is not None:
+            self.print(
+                f"TF-IDF + logistic regression fitted on {fitted['texts']} training texts, C {fitted['c']:g} chosen "
+                f"on validation: accuracy {fitted['train_acc']:.3f} training, {fitted['val_acc']:.3f} validation"
+                + ("" if fitted["kept"] else "; no surer than the class shares there beyond chance: switched off")
+            )
+
+    def load_vectors(self, datamodule: Any) -> str | None:
+        """Word vectors from the file the network names (`vectors`), for the vocabulary the data built, before the
+        first step; a resumed run's checkpoint holds them as trained."""
+        features = getattr(self.net, "features", None)
+        if not getattr(features, "vectors", None) or bool(features.vectors_loaded):
+            return None
+        return features.load_vectors(datamodule.vocabulary.tokens)
+
+    def fit_ngrams(self, datamodule: Any) -> dict[str, Any] | None:
+        """Fit the network's TF-IDF + logistic regression (`ngrams`, project/nets/ngram_bag.py) on the training
+        split before the first step (a hand-written loop calls this too). A resumed run's checkpoint holds it, all
+        but the folds that score the training texts, which are fitted again."""
+        if getattr(self.net, "bag", None) is None:
+            return None
+        train, val = datamodule.train_set, datamodule.val_set
+        fitted = self.net.fit_bag([x.cpu() for x in train.items], torch.as_tensor(train.labels),
+                                  [x.cpu() for x in val.items], torch.as_tensor(val.labels))  # fmt: skip
+        return None if fitted is None else {**fitted, "texts": len(train)}
 
     def exportable_net(self) -> nn.Module:
         """The LSTM in its padded mode: exact in both directions (project/nets/lstm.py) and plain tensor

@@ -11,6 +11,7 @@ from project.errors import ConfigError, DataError
 from project.nets.init import init_weights
 from project.nets.ngram_bag import NgramBag
 from project.nets.sequence_pooling import AttentionPool, length_mask, masked_max, masked_mean
+from project.nets.vectors import read_vectors
 
 Readout = Literal["last", "mean", "max", "attention"]
 SequenceMode = Literal["packed", "padded", "auto"]
@@ -48,12 +49,22 @@ class LSTMEncoder(nn.Module):
         conv_channels: int = 0,
         conv_layers: int = 2,
         conv_kernel: int = 7,
+        vectors: str | None = None,
+        freeze_vectors: bool = False,
     ) -> None:
         super().__init__()
         if (vocab_size is None) == (num_channels is None):
             raise ConfigError("an LSTM reads token ids (vocab_size) or values (num_channels): give one of them")
+        if vectors and not vocab_size:
+            raise ConfigError("vectors are word vectors: they need token ids (text), not values; unset vectors")
+        if freeze_vectors and not vectors:
+            raise ConfigError("freeze_vectors keeps vectors from a file fixed: give the file as vectors")
         self.readout, self.sequence_mode, self.bidirectional = readout, sequence_mode, bidirectional
         self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=0) if vocab_size else None
+        self.vectors = vectors
+        if vectors:  # read once, before the first step (`load_vectors`); the checkpoint carries them after that
+            self.register_buffer("vectors_loaded", torch.tensor(False))
+            self.embedding.weight.requires_grad_(not freeze_vectors)
         width = embedding_dim if vocab_size else num_channels
         self.conv = MaskedConvStem(width, conv_channels, conv_layers, conv_kernel) if conv_channels else None
         self.lstm = nn.LSTM(
@@ -66,6 +77,27 @@ class LSTMEncoder(nn.Module):
         )
         self.out_dim = hidden_size * (2 if bidirectional else 1)
         self.attention = AttentionPool(self.out_dim) if readout == "attention" else None
+
+    @torch.no_grad()
+    def load_vectors(self, words: list[str]) -> str:
+        """Set the embedding of each of `words` (the vocabulary, by id) found in the `vectors` file to its vector; the
+        words not found keep their random start, scaled to the file's spread. Returns what it did, to print."""
+        weight = self.embedding.weight
+        vectors, found = read_vectors(self.vectors, words, weight.shape[1])
+        found[:2] = False  # padding and unknown words: not words of the text
+        found = found.to(weight.device)
+        if found.any():
+            missing = ~found
+            missing[0] = False  # the padding stays zero
+            spread = vectors[found].std()
+            weight[missing] *= spread / weight[missing].std().clamp_min(1e-12)
+            weight[found] = vectors[found].to(weight)
+        self.vectors_loaded.fill_(True)
+        known = int(found.sum())
+        return (
+            f"word vectors from {self.vectors}: {known} of the {len(words) - 2} words of the vocabulary found "
+            f"({len(words) - 2 - known} not, kept random), " + ("frozen" if not weight.requires_grad else "fine-tuned")
+        )
 
     def mode(self, device: torch.device) -> Literal["packed", "padded"]:
         """The mode a batch on `device` runs in."""
@@ -200,9 +232,29 @@ class LSTMClassifier(nn.Module):
         self.head = nn.Sequential(nn.Dropout(dropout), nn.Linear(self.features.out_dim, num_outputs))
         self.head.apply(init_weights)
         self.bag = NgramBag(vocab_size, num_outputs, ngrams) if ngrams else None
-        if self.bag is not None:  # the untrained model is the fitted baseline: the LSTM's scores start at zero
+
+    @torch.no_grad()
+    def fit_bag(
+        self, texts: list[torch.Tensor], labels: torch.Tensor, val_texts: list[torch.Tensor], val_labels: torch.Tensor
+    ) -> dict[str, Any] | None:
+        """Fit the bag (`NgramBag.fit`), on the CPU. Where it is kept, the head starts at zero: the untrained model is
+        the baseline, and the LSTM's scores grow from there; where it is switched off, the head keeps its
+        initialisation, as without one. A resumed run's bag is fitted already: only its folds are fitted again
+        (they are not in checkpoints); returns None then."""
+        device = self.bag.weight.device
+        self.bag.cpu()
+        try:
+            if bool(self.bag.fitted):
+                if float(self.bag.chosen_c) > 0 and self.bag.fold_weight is None:
+                    self.bag.fit_folds(texts, labels)
+                return None
+            fitted = self.bag.fit(texts, labels, val_texts, val_labels)
+        finally:
+            self.bag.to(device)
+        if fitted["kept"]:
             nn.init.zeros_(self.head[-1].weight)
             nn.init.zeros_(self.head[-1].bias)
+        return fitted
 
     def forward(self, inputs: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         scores = self.head(self.features(inputs, lengths))
