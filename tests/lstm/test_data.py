@@ -204,6 +204,16 @@ def test_empty_texts_are_skipped_with_a_count(tmp_path):
     assert [r.text for r in rows] == ["good", "bad"]
 
 
+def test_a_text_column_of_empty_texts_and_a_label_column_of_one_class_are_named(tmp_path):
+    (tmp_path / "blank.csv").write_text("text,label,review\n ,pos,good\n,neg,bad\n")
+    with pytest.raises(ValueError, match=r"blank.csv: every text of column 'text' is empty \(2 rows\).*text_field"):
+        TextClassificationDataModule(train_path=str(tmp_path / "blank.csv"))
+    (tmp_path / "one.csv").write_text("text,label,stars\n" + "".join(f"w{i},pos,{i % 2}\n" for i in range(20)))
+    with pytest.raises(ValueError, match=r"one.csv: column 'label' holds one class, 'pos'.*label_field"):
+        TextClassificationDataModule(train_path=str(tmp_path / "one.csv"))
+    assert TextClassificationDataModule(train_path=str(tmp_path / "one.csv"), label_field="stars").num_classes == 2
+
+
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [

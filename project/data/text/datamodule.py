@@ -68,6 +68,11 @@ class TextClassificationDataModule(PaddedSequenceDataModule):
             train = self._read_splits()["train"]
             vocabulary = Vocabulary.build((self._tokens(r.text) for r in train), min_freq, max_vocab_size).tokens
             labels = sorted({r.label for r in train})
+            if len(labels) < 2:
+                raise DataError(
+                    f"{self._source('train')}: column {label_field!r} holds one class, {labels[0]!r}, in every "
+                    "training row; a classifier needs two or more (another column? set --data.label_field)"
+                )
         self.vocabulary = Vocabulary(vocabulary)
         self.class_names = list(labels)
 

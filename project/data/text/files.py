@@ -47,6 +47,11 @@ def read_text_file(path: str | Path, text_field: str = "text", label_field: str 
             f"{path}: skipped {len(empty)} row(s) with an empty text, at line(s) {_first(empty)}", stacklevel=2
         )
     kept = [row for row in rows if row.text.strip()]
+    if not kept and rows:
+        raise DataError(
+            f"{path}: every text of column {text_field!r} is empty ({len(rows)} rows); if the texts are in another "
+            "column, name it with --data.text_field"
+        )
     if not kept:
         raise DataError(f"{path}: no rows with a text (a header alone?)")
     return kept
