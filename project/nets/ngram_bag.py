@@ -213,8 +213,8 @@ def logistic_regression(
     L-BFGS from `start` (else zeros); the bias is not penalised, as in scikit-learn.
 
     The gradient is written out (`xᵀ (softmax − onehot) / n`, plus the penalty's) rather than left to autograd, and
-    only the features that occur in `x` are solved for (the rest have no gradient and stay at `start`): on 4,000
-    texts that is several times faster, which the folds (above) multiply."""
+    only the features that occur in `x` are solved for (the rest have no gradient and the penalty holds them at zero):
+    on 4,000 texts that is several times faster, which the folds (above) multiply."""
     n = x.shape[0]
     x = x.coalesce()
     used, columns = x.indices()[1].unique(return_inverse=True)
@@ -242,6 +242,6 @@ def logistic_regression(
 
     with torch.no_grad():
         optimizer.step(loss)
-    solved = initial.clone()
+    solved = torch.zeros_like(initial)  # a feature absent from `x` has no weight: a fold's bag never saw it
     solved[used] = weight
     return solved, bias

@@ -169,3 +169,18 @@ def test_in_training_each_text_is_scored_by_a_bag_that_did_not_see_it():
     resumed.bag.c = 1.0
     assert resumed.fit_bag(texts[:1200], targets[:1200], texts[1200:], targets[1200:]) is None
     assert torch.equal(resumed.bag.fold_weight, bag.fold_weight)
+
+
+def test_a_word_only_held_out_texts_have_weighs_nothing_in_their_fold_s_bag():
+    """Each text carries a word of its own, as names and numbers do in real texts: the bag that scores it in
+    training must not have learned that word from it."""
+    texts, labels = corpus(300)
+    texts = [f"{text} id{i}" for i, text in enumerate(texts)]
+    vocabulary = Vocabulary.build(tokenize(t, "words") for t in texts)
+    bag = NgramBag(len(vocabulary), 2, ngrams=1, c=10.0)
+    ids = encoded(texts, vocabulary)
+    bag.fit(ids, torch.tensor([y == "money" for y in labels], dtype=torch.int64))
+    own = torch.tensor([vocabulary.index[f"id{i}"] for i in range(len(texts))])
+    fold = bag.fold(*pad(ids))
+    assert bag.weight[own].abs().min() > 0  # the whole bag learned each text's own word
+    assert bag.fold_weight[fold, own].abs().max() == 0  # the bag that scores it in training did not
