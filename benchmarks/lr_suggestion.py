@@ -3,8 +3,8 @@
     .venv/bin/python -m benchmarks.lr_suggestion                       # every case: docs/diagnostics.md
     .venv/bin/python -m benchmarks.lr_suggestion --only lstm digits_32 --seed 1
 
-For each case, the range test (`project.lr_find`'s, 100 steps from 1e-6 to 1) runs once, each rule of
-project/tools/lr_find.py reads a suggestion off the same curve, and `python -m project.fit` trains with the
+For each case, the range test (`project.lr_find`'s, 100 steps from 1e-6 to 1, or `--num_training`) runs once,
+each rule of project/tools/lr_find.py reads a suggestion off the same curve, and `python -m project.fit` trains with the
 config's LR and with each suggestion (`--model.optimizer.init_args.lr`), everything else as the config says.
 The cases are the real-data board's image and numeric-sequence cases and a molecule case (benchmarks/real_data.py
 writes their data), and the LSTM's and GCN's generated defaults. A rule that suggests nothing trains nothing.
@@ -42,14 +42,14 @@ def test_metric(model: str, args: list[str], folder: Path) -> float:
     return metrics.get("test/acc", next(iter(metrics.values())))
 
 
-def measure(name: str, root: Path, seed: int) -> dict[str, object]:
+def measure(name: str, root: Path, seed: int, steps: int = 100) -> dict[str, object]:
     folder = root / name
     folder.mkdir(parents=True)
     case = next((c for c in CASES if c.name == name), None)
     model = case.model if case else DEFAULTS[name]
     args = [*(case.write(folder, False) if case else []), f"--seed_everything={seed}"]
     with contextlib.chdir(folder), silenced():
-        test = range_test(["--model", model, *args, "--trainer.enable_progress_bar=false"], 1e-6, 1.0, 100)
+        test = range_test(["--model", model, *args, "--trainer.enable_progress_bar=false"], 1e-6, 1.0, steps)
     suggested = {rule: read(test.lrs, test.losses) for rule, read in RULES.items()}
     row: dict[str, object] = {"case": name, "model": model, "config": config_lr(model)}
     trained: dict[float, float] = {}
@@ -81,15 +81,17 @@ def main(argv: list[str] | None = None) -> None:
     names = [*BOARD, *DEFAULTS]
     parser.add_argument("--only", nargs="+", choices=names, help="these cases only")
     parser.add_argument("--seed", type=int, default=42, help="seeds the range test and every training")
+    parser.add_argument("--num_training", type=int, default=100, help="the range test's steps (lr_find's)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as root:
-        rows = [measure(name, Path(root), args.seed) for name in (args.only or names)]
+        rows = [measure(name, Path(root), args.seed, args.num_training) for name in (args.only or names)]
     print(table(rows))
     for rule in RULES:
         kept = [r for r in rows if r[rule][0] is not None]
         as_good = sum(r[rule][1] >= r["config"][1] for r in kept)
         print(f"{rule}: at least the config's test acc in {as_good} of {len(kept)} cases with a suggestion")
-    print(f"seed {args.seed}, {os.cpu_count()} CPUs, python {sys.version.split()[0]}")
+    steps = f"{args.num_training} range-test steps"
+    print(f"seed {args.seed}, {steps}, {os.cpu_count()} CPUs, python {sys.version.split()[0]}")
 
 
 if __name__ == "__main__":

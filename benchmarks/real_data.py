@@ -39,7 +39,7 @@ import numpy as np
 import torch
 
 from benchmarks.parity import silenced
-from benchmarks.text_corpora import text_corpus
+from benchmarks.text_corpora import conll2003, text_corpus
 from project.cli import build
 from project.data.series.baselines import BASELINES
 from tests.real_data import (
@@ -451,6 +451,42 @@ def text_baselines(datamodule: Any) -> Scores:
                                        "test texts": len(test)}  # fmt: skip
 
 
+def conll_files(folder: Path, quick: bool) -> list[str]:
+    """CoNLL-2003 English's own train, valid and test files (benchmarks/text_corpora.py)."""
+    train, val, test = conll2003(folder / "conll2003", limit=200 if quick else None)
+    return ["--data.train_path", str(train), "--data.val_path", str(val), "--data.test_path", str(test)]
+
+
+def lookup_baseline(datamodule: Any) -> Scores:
+    """The CoNLL-2003 shared task's baseline (Tjong Kim Sang & De Meulder 2003: F1 59.61 on the English test file):
+    tag only the word sequences that had one entity type in the training file, the longest match first, each
+    sentence read left to right; span F1 as the tagger's is counted (project/tasks/spans.py)."""
+    from project.tasks.spans import spans
+
+    splits = datamodule._read_splits()
+    types: dict[tuple[str, ...], set[str]] = {}
+    for sentence in splits["train"]:
+        for kind, first, last in spans(sentence.tags):
+            types.setdefault(tuple(sentence.tokens[first : last + 1]), set()).add(kind)
+    unique = {words: kinds.pop() for words, kinds in types.items() if len(kinds) == 1}
+    longest = max(map(len, unique))
+    correct = predicted = true = 0
+    for sentence in splits["test"]:
+        found, i, tokens = set(), 0, sentence.tokens
+        while i < len(tokens):
+            for n in range(min(longest, len(tokens) - i), 0, -1):
+                if (kind := unique.get(tuple(tokens[i : i + n]))) is not None:
+                    found.add((kind, i, i + n - 1))
+                    i += n
+                    break
+            else:
+                i += 1
+        gold = set(spans(sentence.tags))
+        correct, predicted, true = correct + len(found & gold), predicted + len(found), true + len(gold)
+    f1 = 2 * correct / (predicted + true) if predicted + true else 0.0
+    return {"unique-type lookup": f1}, {"test sentences": len(splits["test"])}
+
+
 QUICK_TEXT = ["--trainer.max_epochs", "1"]
 QUICK_IMAGES = ["--trainer.max_epochs", "1"]
 QUICK_SEQUENCES = ["--trainer.max_epochs", "2"]
@@ -515,6 +551,8 @@ CASES = [
          True, corpus("bbc"), text_baselines, QUICK_TEXT),
     Case("food_reviews", "5,000 Amazon fine-food reviews, great or other (its own 4,000 / 1,000)", "lstm",
          "test/acc", True, corpus("food_reviews"), text_baselines, QUICK_TEXT),
+    Case("conll2003", "CoNLL-2003 English news: 4 entity types, a tag per token (its own 14,041 / 3,250 / 3,453 "
+         "sentences)", "lstm_tagger", "test/f1", True, conll_files, lookup_baseline, QUICK_TEXT),
     Case("karate_nodes", "Zachary's karate club (34 members, 4 communities), node classes", "gcn", "test/acc", True,
          node_config("karate"), node_baselines, QUICK_GRAPHS),
     Case("lesmis_links", "Les Misérables co-appearances (77 characters, 254 weighted links)", "gcn_link",

@@ -83,7 +83,8 @@ class SaveConfigToRunFolder(SaveConfigCallback):
 
     Without a logger Lightning's callback writes into the working directory (and refuses the next run
     there). A resumed run continues in its old folder: its config goes beside the first as
-    config-resumed-N.yaml, where Lightning would refuse to overwrite it.
+    config-resumed-N.yaml, where Lightning would refuse to overwrite it. A validate or test run's file leaves out
+    their `verbose`, so any command takes it back with `--config`.
     """
 
     def setup(self, trainer: L.Trainer, pl_module: L.LightningModule, stage: str) -> None:
@@ -94,6 +95,9 @@ class SaveConfigToRunFolder(SaveConfigCallback):
             taken = {p.name for p in folder.glob("config*.yaml")} if trainer.is_global_zero else set()
             count = trainer.strategy.broadcast(len(taken))
             self.config_filename = "config.yaml" if count == 0 else f"config-resumed-{count}.yaml"
+        if "verbose" in self.config:  # validate's and test's own option: `fit --config` of the file would refuse it
+            self.config = self.config.clone()
+            del self.config["verbose"]
         super().setup(trainer, pl_module, stage)
 
 

@@ -29,7 +29,12 @@ SETTINGS = {
     ],  # part: cnn, multilabel
     "lstm": ["--model.net.dropout=0", FLOAT64],  # part: lstm
     "lstm_sequences": ["--model.net.dropout=0", FLOAT64],  # part: lstm
-    "lstm_tagger": ["--model.net.dropout=0", "--model.task.init_args.crf=true", FLOAT64],  # part: lstm
+    "lstm_tagger": [
+        "--model.net.dropout=0",
+        "--model.net.input_dropout=0",
+        "--model.task.init_args.crf=true",
+        FLOAT64,
+    ],  # part: lstm
     "lstm_forecast": [
         FLOAT64,
         f"--config={PRESETS.parent / 'lstm_forecast_intervals.yaml'}",

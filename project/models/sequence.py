@@ -75,15 +75,20 @@ class NumericSequenceModel(SequenceModel):
 
 
 class TaggerModel(SequenceModel):
-    """A tag per token: batches are `(tokens [B, T], lengths [B], tags [B, T])`, the padding's tags -100; the network
-    gives scores `[B, T, tags]`, and the tagging task (project/tasks/tagging.py) scores the real steps only.
+    """A tag per token: batches are `(tokens [B, T] or [B, T, 2 + characters], lengths [B], tags [B, T])`, the
+    padding's tags -100; the network gives scores `[B, T, tags]`, and the tagging task (project/tasks/tagging.py)
+    scores the real steps only.
 
     Args:
         tag_names: the tags in id order, linked from the data: the task reads its spans (`B-PER`...) from them.
     """
 
     default_task = Tagging
-    data_links: ClassVar[dict[str, tuple[str, ...]]] = {**SequenceModel.data_links, "tag_names": ("tag_names",)}
+    data_links: ClassVar[dict[str, tuple[str, ...]]] = {
+        **SequenceModel.data_links,
+        "tag_names": ("tag_names",),
+        "alphabet_size": ("net.init_args.alphabet_size",),
+    }
 
     def __init__(
         self,

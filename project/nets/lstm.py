@@ -11,6 +11,7 @@ from project.errors import ConfigError, DataError
 from project.nets.init import init_weights
 from project.nets.ngram_bag import NgramBag
 from project.nets.sequence_pooling import AttentionPool, length_mask, masked_max, masked_mean
+from project.nets.spelling import Spelling
 from project.nets.vectors import read_vectors
 
 Readout = Literal["last", "mean", "max", "attention"]
@@ -20,7 +21,10 @@ SequenceMode = Literal["packed", "padded", "auto"]
 class LSTMEncoder(nn.Module):
     """Token ids `[batch, time]` (with `vocab_size`: embedded) or values `[batch, time, num_channels]` (read as
     they are), and lengths `[batch]` → one vector per sequence `[batch, out_dim]` (`forward`), or one per step
-    `[batch, time, out_dim]` (`steps`: what a tagger reads).
+    `[batch, time, out_dim]` (`steps`: what a tagger reads). With `alphabet_size` (linked from a DataModule whose
+    tokens carry their spelling, `[batch, time, 2 + characters]`), each token's casing and characters are read
+    too (`Spelling`: `char_dim`, `char_channels`, `case_dim`) beside its word's embedding. `input_dropout` drops
+    the LSTM's inputs in training (what a tagger with few sentences needs, against memorising words).
 
     Two ways to run the LSTM over a padded batch, both exact for every direction and readout:
     - `packed`: `pack_padded_sequence` skips the padding.
@@ -51,6 +55,11 @@ class LSTMEncoder(nn.Module):
         conv_kernel: int = 7,
         vectors: str | None = None,
         freeze_vectors: bool = False,
+        alphabet_size: int | None = None,
+        char_dim: int = 25,
+        char_channels: int = 50,
+        case_dim: int = 4,
+        input_dropout: float = 0.0,
     ) -> None:
         super().__init__()
         if (vocab_size is None) == (num_channels is None):
@@ -65,7 +74,11 @@ class LSTMEncoder(nn.Module):
         if vectors:  # read once, before the first step (`load_vectors`); the checkpoint carries them after that
             self.register_buffer("vectors_loaded", torch.tensor(False))
             self.embedding.weight.requires_grad_(not freeze_vectors)
-        width = embedding_dim if vocab_size else num_channels
+        if alphabet_size and not vocab_size:
+            raise ConfigError("alphabet_size spells tokens: it needs token ids (text), not values; unset it")
+        self.spelling = Spelling(alphabet_size, char_dim, char_channels, case_dim) if alphabet_size else None
+        self.input_dropout = nn.Dropout(input_dropout)
+        width = embedding_dim + (self.spelling.out_dim if self.spelling else 0) if vocab_size else num_channels
         self.conv = MaskedConvStem(width, conv_channels, conv_layers, conv_kernel) if conv_channels else None
         self.lstm = nn.LSTM(
             conv_channels or width,
@@ -137,7 +150,11 @@ class LSTMEncoder(nn.Module):
         # A check on the values: torch.export cannot trace it, and an exported model (padded) takes length 0.
         if not torch.compiler.is_exporting() and lengths.min() < 1:
             raise DataError("every sequence needs at least one step: packing cannot take length 0")
-        x = inputs if self.embedding is None else self.embedding(inputs)
+        if self.spelling is not None:
+            x = torch.cat([self.embedding(inputs[..., 0]), self.spelling(inputs[..., 1:])], dim=-1)
+        else:
+            x = inputs if self.embedding is None else self.embedding(inputs)
+        x = self.input_dropout(x)
         return x if self.conv is None else self.conv(x, lengths)
 
     def _packed(self, inputs: torch.Tensor, lengths: torch.Tensor) -> torch.nn.utils.rnn.PackedSequence:

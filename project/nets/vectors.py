@@ -14,11 +14,15 @@ from project.errors import DataError
 def read_vectors(path: str | Path, words: list[str], width: int) -> tuple[torch.Tensor, torch.Tensor]:
     """The vectors `[len(words), width]` of `words` and which were found `[len(words)]` (rows of words not found are
     zero). word2vec's and fastText's first line, `count width`, is read as a header; GloVe has none. A word found
-    only in another case (`Paris` for `paris`) takes the first such line: files list the frequent words first."""
+    only in another case takes the first such line (files list the frequent words first): `Paris` for a lower-casing
+    tokenizer's `paris`, and GloVe's lower-case `paris` for a cased tagger's `Paris` and `PARIS`."""
     path = Path(path)
     if not path.is_file():
         raise DataError(f"{path}: no such vectors file; give a GloVe, word2vec text or fastText .vec file")
     wanted = {word: i for i, word in enumerate(words)}
+    folded: dict[str, list[int]] = {}  # lower-cased: the vocabulary's words of each
+    for i, word in enumerate(words):
+        folded.setdefault(word.lower(), []).append(i)
     vectors = torch.zeros(len(words), width)
     exact = torch.zeros(len(words), dtype=torch.bool)
     found = torch.zeros(len(words), dtype=torch.bool)
@@ -46,17 +50,18 @@ def read_vectors(path: str | Path, words: list[str], width: int) -> tuple[torch.
                 )
             word = fields[0]
             index = wanted.get(word)
-            if index is None or exact[index]:
-                index = wanted.get(word.lower())
-                if index is None or found[index]:
-                    continue
-            else:
+            # this word's other cases in the vocabulary, not found yet; the word itself, unless its own line came first
+            indices = [i for i in folded.get(word.lower(), ()) if not found[i] and i != index]
+            if index is not None and not exact[index]:
                 exact[index] = True
+                indices.append(index)
+            if not indices:
+                continue
             try:
-                vectors[index] = torch.tensor([float(f) for f in fields[1:]])
+                vectors[indices] = torch.tensor([float(f) for f in fields[1:]])
             except ValueError:
                 raise DataError(f"{path}, line {number}: a value that is not a number after {word!r}") from None
-            found[index] = True
+            found[indices] = True
     return vectors, found
 
 

@@ -221,6 +221,8 @@ def describe(out: Path, model: Any, datamodule: Any, names: list[str], checkpoin
     }
     if (vocabulary := offers(datamodule).vocabulary) is not None:
         metadata["vocabulary"] = json.dumps(vocabulary.tokens)  # token id = position; 0 is the padding
+    if (alphabet := getattr(datamodule, "alphabet", None)) is not None:  # a tagger's tokens carry their characters
+        metadata["alphabet"] = json.dumps(alphabet)  # character id = position; 0 the padding, 1 unknown
     onnx.helper.set_model_props(proto, metadata)
     onnx.save(proto, str(out))
     print(f"exported {out} in {seconds:.1f} s")

@@ -4,6 +4,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from project.cli import main
 from project.cli.model_flag import config_files, expand_model_flag
@@ -244,3 +245,16 @@ def test_every_datamodule_calls_its_training_file_train_path():
             if "val_path" in takes:  # the old link-prediction name, and not `train_path`, spelled closer
                 said = refused_option("--data.val_edges_path", "val_edges_path", class_path)
                 assert said.endswith("; did you mean --data.val_path?")
+
+
+def test_a_validate_runs_saved_config_starts_a_fit_as_it_is(tmp_path):
+    """A run folder's config.yaml is what `--config` takes back, whichever command wrote it: validate's own
+    `verbose` would make `fit` refuse the file."""
+    small = [*TINY, *SMALL[FAMILY], "--trainer.max_epochs=1"]
+    fitted = main(["fit", "--model", FAMILY, *small])
+    checkpoint = Path(fitted.trainer.log_dir) / "checkpoints" / "last.ckpt"
+    validated = main(["validate", "--model", FAMILY, *small, f"--ckpt_path={checkpoint}"])
+    saved = Path(validated.trainer.log_dir) / "config.yaml"
+    assert "verbose" not in yaml.safe_load(saved.read_text())  # the top-level option, not the early stopping's
+    again = main(["fit", f"--config={saved}", "--trainer.fast_dev_run=1"])
+    assert again.trainer.state.finished

@@ -11,7 +11,7 @@ from seqeval.metrics.sequence_labeling import get_entities
 
 from project.cli import build, main
 from project.data.text import TaggingDataModule
-from project.data.text.conll import read_conll
+from project.data.text.conll import TaggedSentence, read_conll
 from project.errors import DataError
 from project.nets.crf import CRF
 from project.tasks import IGNORE, Tagging
@@ -163,9 +163,9 @@ def test_a_tagger_run_predicts_a_tag_per_token_from_its_checkpoint_alone(tmp_pat
     assert lines[0] == "line\ttag"
     rows = [line.split("\t") for line in lines[1:]]
     assert [r[0] for r in rows] == ["1", "2", "3", "5", "6", "7", "8"]
-    model, vocabulary = cli.model.eval(), cli.datamodule.vocabulary
+    model = cli.model.eval()
     for sentence, got in ((["mr", "n3", "w4"], rows[:3]), (["in", "loc2", "corp", "never-seen"], rows[3:])):
-        tokens = torch.tensor([vocabulary.encode(sentence)])
+        tokens = cli.datamodule.encode([TaggedSentence(sentence, None, [1] * len(sentence))], "new").items[0][None]
         with torch.no_grad():
             tags = model.task.decode(model(tokens, torch.tensor([len(sentence)])), torch.tensor([len(sentence)]))
         assert [r[1] for r in got] == [cli.datamodule.class_names[t] for t in tags[0].tolist()]

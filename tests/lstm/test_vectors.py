@@ -24,6 +24,11 @@ def test_known_words_get_their_vectors_whatever_the_file_s_case(tmp_path):
     word2vec = write(tmp_path / "w2v.vec", ["3 3", "Paris 1 2 3", "the 0.5 0.5 0.5", "rome 4 5 6"])
     vectors, found = read_vectors(word2vec, WORDS, 3)
     assert found.tolist() == [False, False, True, True, True, False] and vectors[2].tolist() == [1, 2, 3]
+    # A cased vocabulary (the tagger's) and a lower-case file (GloVe 6B): each case of a word takes its vector.
+    cased = ["<pad>", "<unk>", "Paris", "PARIS", "paris", "Rome"]
+    vectors, found = read_vectors(write(tmp_path / "lower.txt", ["paris 1 2 3", "rome 4 5 6", "PARIS 7 8 9"]), cased, 3)
+    assert found.tolist() == [False, False, True, True, True, True]
+    assert vectors[2:].tolist() == [[1, 2, 3], [7, 8, 9], [1, 2, 3], [4, 5, 6]]  # PARIS's own line wins
 
 
 def test_the_embedding_starts_from_them_padding_at_zero_the_rest_at_their_spread(tmp_path):

@@ -96,6 +96,8 @@ def test_the_onnx_file_computes_what_the_checkpoint_does_at_other_sizes(name):
     assert metadata["task"] == model.task.name and json.loads(metadata["output_names"]) == datamodule.output_names
     if datamodule.vocabulary is not None:
         assert json.loads(metadata["vocabulary"]) == datamodule.vocabulary.tokens
+    if name == "lstm_tagger":  # part: lstm
+        assert json.loads(metadata["alphabet"]) == datamodule.alphabet and len(datamodule.alphabet) > 20  # part: lstm
 
 
 def test_a_difference_beyond_the_tolerance_fails_the_export_with_exit_status_1():

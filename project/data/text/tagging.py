@@ -5,6 +5,7 @@ from typing import Any
 import torch
 
 from project.data.text.batching import PaddedSequenceDataModule, SequenceDataset
+from project.data.text.characters import build_alphabet, spelled
 from project.data.text.conll import BioErrors, TaggedSentence, read_conll
 from project.data.text.tagged_synthetic import generate_tagged
 from project.data.text.vocab import Vocabulary
@@ -12,18 +13,22 @@ from project.errors import DataError
 
 
 class TaggingDataModule(PaddedSequenceDataModule):
-    """Sentences → padded batches `(tokens [B, T], lengths [B], tags [B, T])`, the padding's tags -100 (never scored).
+    """Sentences → padded batches `(tokens [B, T, 2 + 20], lengths [B], tags [B, T])`, the padding's tags -100 (never
+    scored); each token its word id, casing and characters (`tokens [B, T]`, word ids only, with `characters: false`).
 
     Without `train_path` it generates sentences with entities (`tagged_synthetic.py`). With CoNLL files:
-    `train_path` plus `val_path` / `test_path`, or `train_path` alone split by `seed`. The vocabulary and the tags
-    come from the training split only and are saved in every checkpoint, so `predict --ckpt_path` needs no
+    `train_path` plus `val_path` / `test_path`, or `train_path` alone split by `seed`. The vocabulary, the tags and the
+    characters come from the training split only and are saved in every checkpoint, so `predict --ckpt_path` needs no
     training file.
 
     Args:
         token_column, tag_column: which columns hold the token and its tag (from 0; -1: the last).
-        lowercase: read every token lower-cased (fewer unknown words; the case of a name is lost).
+        lowercase: read every token lower-cased (fewer unknown words; the characters keep the case).
+        characters: each token also carries its casing and its first characters (`characters.py`), which the
+            network reads where it has `alphabet_size` (linked from here): what a word never seen in training is
+            known by.
         bio_errors: an `I-X` that continues no `X` span: `repair` it (to `B-X`, counted) or `refuse` the file.
-        vocabulary, labels: given by the CLI from a checkpoint; leave them unset.
+        vocabulary, labels, alphabet: given by the CLI from a checkpoint; leave them unset.
     """
 
     def __init__(
@@ -35,6 +40,7 @@ class TaggingDataModule(PaddedSequenceDataModule):
         token_column: int = 0,
         tag_column: int = -1,
         lowercase: bool = False,
+        characters: bool = True,
         bio_errors: BioErrors = "repair",
         val_fraction: float = 0.1,
         test_fraction: float = 0.1,
@@ -47,20 +53,24 @@ class TaggingDataModule(PaddedSequenceDataModule):
         num_workers: int = 0,
         vocabulary: list[str] | None = None,
         labels: list[str] | None = None,
+        alphabet: list[str] | None = None,
     ) -> None:
         super().__init__(batch_size=batch_size, num_workers=num_workers)
-        self.save_hyperparameters(ignore=["vocabulary", "labels"])
+        self.save_hyperparameters(ignore=["vocabulary", "labels", "alphabet"])
         self.paths = {"train": train_path, "val": val_path, "test": test_path, "predict": predict_path}
         self.columns, self.lowercase, self.bio_errors = (token_column, tag_column), lowercase, bio_errors
         self.val_fraction, self.test_fraction, self.seed = val_fraction, test_fraction, seed
         self.synthetic_samples, self.bucketing = synthetic_samples, bucketing
         self._splits: dict[str, list[TaggedSentence]] | None = None
-        if vocabulary is None or labels is None:
+        if vocabulary is None or labels is None or (characters and alphabet is None):
             train = self._read_splits()["train"]
             vocabulary = Vocabulary.build((self._tokens(s) for s in train), min_freq, max_vocab_size).tokens
             labels = sorted({tag for s in train for tag in s.tags})
+            alphabet = build_alphabet(t for s in train for t in s.tokens)
         self.vocabulary = Vocabulary(vocabulary)
         self.class_names = list(labels)
+        self.alphabet = list(alphabet) if characters else None
+        self._char_ids = {c: i for i, c in enumerate(self.alphabet or [])}
 
     @property
     def num_classes(self) -> int:
@@ -74,6 +84,11 @@ class TaggingDataModule(PaddedSequenceDataModule):
     def tag_names(self) -> list[str]:
         return self.class_names
 
+    @property
+    def alphabet_size(self) -> int | None:
+        """The characters' count the network embeds, or None where tokens carry only their word id."""
+        return None if self.alphabet is None else len(self.alphabet)
+
     def predict_lines(self) -> list[int] | None:
         """A prediction per token: its line in the predict file."""
         if not isinstance(self.predict_set, SequenceDataset):
@@ -81,11 +96,15 @@ class TaggingDataModule(PaddedSequenceDataModule):
         return [line for sentence in self.predict_set.rows for line in sentence.lines]
 
     def state_dict(self) -> dict[str, Any]:
-        return {"vocabulary": self.vocabulary.tokens, "labels": self.class_names}
+        return {"vocabulary": self.vocabulary.tokens, "labels": self.class_names, "alphabet": self.alphabet}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        if state["vocabulary"] != self.vocabulary.tokens or state["labels"] != self.class_names:
-            raise DataError("the checkpoint's vocabulary or tags differ from this DataModule's")
+        if (state["vocabulary"], state["labels"], state.get("alphabet")) != (
+            self.vocabulary.tokens,
+            self.class_names,
+            self.alphabet,
+        ):
+            raise DataError("the checkpoint's vocabulary, tags or characters differ from this DataModule's")
 
     def setup(self, stage: str | None = None) -> None:
         if stage == "predict":
@@ -134,4 +153,6 @@ class TaggingDataModule(PaddedSequenceDataModule):
                     )
             labels.append(torch.tensor([tag_ids[t] for t in sentence.tags], dtype=torch.int64))
         items = [torch.tensor(self.vocabulary.encode(self._tokens(s)), dtype=torch.int64) for s in sentences]
+        if self.alphabet is not None:  # [T, 2 + SPELLING]: word id, casing, characters
+            items = [spelled(ids.tolist(), s.tokens, self._char_ids) for ids, s in zip(items, sentences, strict=True)]
         return SequenceDataset(items, labels, sentences)
