@@ -8,7 +8,7 @@ with two kinds of change a user would not see:
 - the files it names (`reviews.csv`, `train.conll`, `path/to/train`) are written small beforehand
   (tests/guide_files.py);
 - a training is cut to one epoch of 2 batches and 2 batches of each evaluation (`SHORT`); a sweep or repeat to 2
-  trials, seeds or folds.
+  trials, seeds or folds (a grid sweep too); the LR range test to 30 steps.
 `python -m` commands are forked from the preloaded process (tests/preloaded.py); `project.serve` and the `curl` after
 it run as real processes on a free port. What a test cannot run is listed in `NOT_RUN`, with what checks it instead.
 
@@ -70,9 +70,13 @@ def shortened(words: list[str]) -> list[str]:
     after = words[words.index("-m") + 2 :] if module else []
     if {"--help", "--print_config", "--report", "--check"} & set(after):
         return words
+    if module == "project.sweep" and "--n_trials" not in words:  # a grid sweep runs every point: 2 of them
+        words = [*words, "--n_trials", "2"]
     if module in ("project.fit", "project.sweep", "project.repeat") or after[:1] == ["fit"]:
         return [*words, *SHORT]
-    if module in ("project", "project.lr_find"):
+    if module == "project.lr_find":
+        return [*words, *COMMON, "--num_training", "30"]
+    if module == "project":
         return [*words, *COMMON]
     return words
 
