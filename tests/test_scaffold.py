@@ -102,8 +102,8 @@ def extras_for(kept: str) -> dict[str, str]:
 # already. Its test files are the template's less their markers, run there against every family; what differs is
 # the package, less the other parts' files, and the files the hook cut or rewrote. So every test module collects
 # (imports, fixtures and parameters over the families left), and these run: the notebooks (cells cut with their
-# parts), the README's commands, the layers, the guides' references, the CLI over the registry that is left.
-OWN_SUITE = ["notebooks", "tests/test_readme.py", "tests/test_layers.py", "tests/test_docs.py", "tests/cli"]
+# parts), the README's commands, the layers, the CLI over the registry that is left.
+OWN_SUITE = ["notebooks", "tests/test_readme.py", "tests/test_layers.py", "tests/cli"]
 
 
 @pytest.fixture(scope="module")

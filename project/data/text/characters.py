@@ -1,6 +1,6 @@
 """What a tagger reads of a token beyond its word id: its casing and its characters. A name the training data never
 had is an unknown word, but `Vilnius` is still capitalised and still ends in `-ius`: on CoNLL-2003, words only are
-behind characters and casing (docs/your-data.md, "Tagging")."""
+behind characters and casing (docs/tasks.md, "On real sentences: CoNLL-2003")."""
 
 from collections import Counter
 from collections.abc import Iterable
@@ -9,7 +9,7 @@ import torch
 
 from project.nets.spelling import CASINGS
 
-SPELLING = 20  # the characters kept of each token (its first ones): 99.9 % of CoNLL-2003's tokens are shorter
+SPELLING = 20  # the characters kept of each token (its first ones): all but 0.01 % of CoNLL-2003's
 
 
 def casing(token: str) -> int:

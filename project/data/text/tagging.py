@@ -152,7 +152,9 @@ class TaggingDataModule(PaddedSequenceDataModule):
                         f"(tags: {', '.join(self.class_names)})"
                     )
             labels.append(torch.tensor([tag_ids[t] for t in sentence.tags], dtype=torch.int64))
-        items = [torch.tensor(self.vocabulary.encode(self._tokens(s)), dtype=torch.int64) for s in sentences]
+        ids = [self.vocabulary.encode(self._tokens(s)) for s in sentences]
         if self.alphabet is not None:  # [T, 2 + SPELLING]: word id, casing, characters
-            items = [spelled(ids.tolist(), s.tokens, self._char_ids) for ids, s in zip(items, sentences, strict=True)]
+            items = [spelled(i, s.tokens, self._char_ids) for i, s in zip(ids, sentences, strict=True)]
+        else:
+            items = [torch.tensor(i, dtype=torch.int64) for i in ids]
         return SequenceDataset(items, labels, sentences)
