@@ -57,14 +57,14 @@ def test_gaps_are_refused_or_filled_with_their_count_and_first_line(tmp_path, ca
     [
         (months(200), 12),
         (weeks(1000), 52),
-        ([f"{1700 + y}" for y in range(60)], None),
+        ([f"{1700 + y}" for y in range(60)], 1),  # years written as numbers: yearly
         ([str(t) for t in range(60)], None),
     ],
 )
 def test_season_auto_follows_the_spacing_of_the_dates(tmp_path, times, season):
     path = write(tmp_path / "series.csv", times, [str(i % 7) for i in range(len(times))])
     make = lambda: SeriesDataModule(train_path=str(path), input_length=24 if season is None else "auto", horizon=3)  # noqa: E731
-    if season is None:  # years read as numbers ("1700"), or step numbers: only the user knows the period
+    if season is None:  # step numbers: only the user knows the period
         with pytest.raises(ConfigError, match=r"data.season: auto reads the spacing of dates.*--data.season 24"):
             make()
     else:
@@ -76,6 +76,13 @@ def test_season_auto_refuses_uneven_spacing_naming_the_line(tmp_path):
     del times[10]  # a month left out: line 12 jumps two months
     path = write(tmp_path / "holes.csv", times, ["1"] * len(times))
     with pytest.raises(ConfigError, match=r"holes.csv, line 12: '1990-10-01' to '1990-12-01' is 61 days.*monthly"):
+        SeriesDataModule(train_path=str(path), horizon=3)
+
+
+def test_season_auto_refuses_a_year_left_out_naming_the_line(tmp_path):
+    years = [str(1950 + y) for y in range(40) if y != 20]
+    path = write(tmp_path / "yearly.csv", years, ["1"] * len(years))
+    with pytest.raises(ConfigError, match=r"yearly.csv, line 22: '1969' to '1971' is 2 years"):
         SeriesDataModule(train_path=str(path), horizon=3)
 
 
@@ -97,6 +104,9 @@ def test_input_length_auto_takes_four_seasons_or_the_longest_that_leaves_windows
         monthly(100)
     with pytest.raises(ConfigError, match=r"data.season=12 must be 1..input_length=6"):
         monthly(160, input_length=6)
+    with pytest.raises(DataError, match=r"shortest part has 6 steps, too few for 2 windows of horizon 6") as refused:
+        monthly(40)  # 6 steps validate: not one input step beside two horizons' windows
+    assert "-" not in str(refused.value).split(":")[1]  # no negative count of steps
 
 
 def test_batch_size_auto_gives_a_short_series_32_steps_an_epoch(tmp_path, caplog):

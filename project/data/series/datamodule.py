@@ -55,7 +55,8 @@ class SeriesDataModule(BaseDataModule):
             and 16 steps), shortened where a part of the series is too short for that (the choice is logged).
         season: the period of the seasonal-naive forecast (24 for a daily season of hourly data); at most
             `input_length`. `auto`: from the spacing of the time column's dates: hourly 24, daily 7, weekly 52,
-            monthly 12, quarterly 4, yearly 1 (no season); step numbers or uneven spacing are refused.
+            monthly 12, quarterly 4, yearly 1 (no season; years written as numbers too, `1972`); step numbers
+            or uneven spacing are refused.
         missing: empty value or covariate cells: `error` names the first; `interpolate` draws a line between
             the values either side; `ffill` repeats the last value (the count and first line are logged).
         val_fraction, test_fraction: the shares of the series' steps, the last ones, for validation and test.
@@ -134,6 +135,13 @@ class SeriesDataModule(BaseDataModule):
             val_start, test_start, length = self.boundaries(self.typical())
             parts = [val_start, test_start - val_start, length - test_start]
             input_length, why = auto_input_length(int(season), self.horizon, parts)
+            if input_length < 1:  # not even one input step beside the horizon: no count to give
+                shortest = min(part for part in parts if part)
+                raise DataError(
+                    f"{where}: its shortest part has {shortest} steps, too few for {MIN_WINDOWS} windows of "
+                    f"horizon {self.horizon} and an input step ({self.horizon + MIN_WINDOWS} steps): give a longer "
+                    "series, larger data.val_fraction / data.test_fraction, or a shorter data.horizon"
+                )
             log.info(f"data.input_length: auto is {input_length} ({why})")
         if not isinstance(season, int) or not 1 <= season <= input_length:
             if self.hparams.input_length == "auto":

@@ -1,6 +1,7 @@
 """The shape of the windows and parts: `season: auto` and `input_length: auto` chosen from the series itself,
 where each part starts, and whether a series is long enough for them."""
 
+import re
 from datetime import datetime
 
 from project.errors import ConfigError, DataError
@@ -16,12 +17,15 @@ FREQUENCIES = (
     ("yearly", 365, 366, 1),
 )
 SEASONS_IN = 4  # `input_length: auto` reads this many seasons
+YEAR = re.compile(r"1[5-9]\d\d|2[01]\d\d")  # a year written as a number, 1500-2199 (smaller numbers: steps)
 
 
 def season_from_times(times: list[str], lines: list[int], where: str) -> tuple[int, str]:
     """The season implied by the spacing of ISO dates in `times`, with the frequency's name; refused for step
     numbers, for spacings none of FREQUENCIES, and for a spacing that changes (a row left out)."""
     ask = "give the period in steps: --data.season 24 (hours in a day), 12 (months in a year), 1 (none)"
+    if times and all(YEAR.fullmatch(t) for t in times):  # `1972`: the commonest way to write a yearly series
+        return _years(times, lines, where, ask)
     try:
         stamps = [datetime.fromisoformat(t) for t in times]
     except ValueError:
@@ -43,6 +47,18 @@ def season_from_times(times: list[str], lines: list[int], where: str) -> tuple[i
         found = kind
     name, *_, season = found
     return season, name
+
+
+def _years(times: list[str], lines: list[int], where: str, ask: str) -> tuple[int, str]:
+    """Integer years one apart are yearly (season 1); a gap is refused as a gap between dates is."""
+    for i in range(1, len(times)):
+        if int(times[i]) - int(times[i - 1]) != 1:
+            raise ConfigError(
+                f"data.season: auto needs evenly spaced times; {where}, line {lines[i]}: {times[i - 1]!r} to "
+                f"{times[i]!r} is {int(times[i]) - int(times[i - 1])} years, where the rows before were yearly: fill "
+                f"the missing rows, or {ask}"
+            )
+    return 1, "yearly"
 
 
 def panel_season(panel: dict, where: dict[str, str], path: str) -> tuple[int, str]:
