@@ -209,6 +209,52 @@ def panel_baselines(datamodule: Any) -> Scores:
     return scores, {"test/mae_seasonal_naive": scale, "test windows": len(series), "series": len(windows.datasets)}
 
 
+def panel_file(name: str, horizon: int) -> Callable[[Path, bool], list[str]]:
+    """A file of many real series (`benchmarks/series_panels.py`) with its horizon; everything else `auto`, the split
+    too (`horizons` where the series are short)."""
+
+    def write(folder: Path, quick: bool) -> list[str]:
+        from benchmarks.series_panels import series_panel
+
+        path = series_panel(name, folder / f"{name}.csv")
+        return ["--data.train_path", str(path), "--data.series_field", "series", "--data.horizon", str(horizon)]
+
+    return write
+
+
+def m4_baselines(datamodule: Any) -> Scores:
+    """The logged baselines over the model's own test windows as the M4 competition scores them (`test/mase_m4`:
+    per series, the MAE over the in-sample MAE of the one-step seasonal naive, then the arithmetic mean), and,
+    under `split: horizons`, Holt-Winters fitted on each series' every step before its test horizon (the M4
+    benchmarks' way: a fit per series on its whole history)."""
+    from project.models.forecast import ScaledErrors
+
+    datamodule.setup("test")
+    windows = datamodule.test_set
+    baselines = torch.cat([w.baselines for w in windows.datasets])
+    series = torch.cat([torch.full((len(w),), w.series) for w in windows.datasets])
+    metric = ScaledErrors()
+    metric.insample = torch.tensor(datamodule.insample["test"])
+    seasonal = baselines[:, BASELINES.index("seasonal_naive")]
+    metric.update(torch.cat([seasonal.unsqueeze(1), baselines], dim=1), windows.targets, series)
+    mase = metric.compute()
+    names = {"last_value": "last value", "seasonal_naive": "seasonal naive", "seasonal_drift": "seasonal naive + drift",
+             "ets": "ETS fitted on training"}  # fmt: skip
+    scores = {shown: float(mase[f"mase_m4_{name}"]) for name, shown in names.items()}
+    if datamodule.split == "horizons":
+        ids, ratios = [], []
+        for (name, (mean, std)), scale in zip(datamodule.scales.items(), metric.insample.tolist(), strict=True):
+            values = (datamodule.load()[name].values[:, 0] - mean[0]) / std[0]  # the windows' units
+            history, truth = values[: -datamodule.horizon].double().numpy(), values[-datamodule.horizon :].numpy()
+            forecast = holt_winters_forecast(history, datamodule.horizon, holt_winters_fit(history, datamodule.season))
+            if np.isfinite(scale) and scale > 0:
+                ids.append(name)
+                ratios.append(float(np.abs(forecast - truth).mean() / scale))
+        scores["Holt-Winters on all before the test"] = float(np.mean(ratios))
+    scale = float((seasonal - windows.targets).abs().mean())
+    return scores, {"test/mae_seasonal_naive": scale, "test windows": len(series), "series": len(windows.datasets)}
+
+
 def refits(origins: list[int], season: int) -> list[tuple[int, int]]:
     """Each forecast origin with the origin Holt-Winters was last fitted at: the first, then once a season but
     at most every 12 steps (a year of monthly data; 12 steps also without a season, or with a shorter one), as
@@ -518,6 +564,14 @@ CASES = [
          series("macrodata.realgdp", horizon=4, fraction=0.2), series_baselines, QUICK_SERIES),
     Case("fertility", "births per woman, 210 countries, yearly 1960-2013: one model of many series, 6 out",
          "lstm_forecast", "test/mase", False, panel, panel_baselines, QUICK_SERIES),
+    Case("visnights", "quarterly overnight trips, 20 Australian regions 1998-2016 (76 each; fpp2), 8 out",
+         "lstm_forecast", "test/mase_m4", False, panel_file("visnights", 8), m4_baselines, QUICK_SERIES),
+    Case("prison", "quarterly prisoners, 32 series by state, gender, legal status 2005-2016 (48 each; fpp2), 8 out",
+         "lstm_forecast", "test/mase_m4", False, panel_file("prison", 8), m4_baselines, QUICK_SERIES),
+    Case("aus_arrivals", "quarterly arrivals to Australia from 4 countries 1981-2012 (127 each; fpp3), 8 out",
+         "lstm_forecast", "test/mase_m4", False, panel_file("aus_arrivals", 8), m4_baselines, QUICK_SERIES),
+    Case("macro", "12 quarterly US macroeconomic series 1959-2009 (203 each; statsmodels), 8 out",
+         "lstm_forecast", "test/mase_m4", False, panel_file("macro", 8), m4_baselines, QUICK_SERIES),
     Case("solubility", "aqueous solubility of 1,282 molecules (Huuskonen; RDKit's own train/test split)",
          "gcn_regression", "test/rmse", False,
          molecules("solubility.train.sdf", ["--data.target_fields", "[SOL]"], "solubility.test.sdf"),

@@ -129,6 +129,18 @@ def store_sales(path: Path, model: str) -> None:
                 writer.writerow([store, str(day), f"{value:.2f}"])
 
 
+def yearly_series(path: Path, model: str) -> None:
+    """`series,year,value`: 30 short yearly series of 15 to 44 years (the shortest skipped by `split: horizons`)."""
+    rng = np.random.default_rng(0)
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["series", "year", "value"])
+        for index in range(30):
+            length, level, trend = 15 + index, rng.uniform(50, 90), rng.normal()
+            for t in range(length):
+                writer.writerow([f"s{index}", 2020 - length + 1 + t, f"{level + trend * t + rng.normal():.3f}"])
+
+
 def tu_regression(folder: Path, name: str) -> None:
     """A TU set whose `NAME_graph_attributes.txt` holds each graph's target: the share of its nodes labelled 0."""
     cycle_graphs(folder, name, count=80)
@@ -164,6 +176,7 @@ WRITERS: dict[str, Writer] = {
     "next_day.csv": hourly_load,
     "sales.csv": store_sales,
     "fertility.csv": lambda path, model: fertility_panel(path) and None,
+    "yearly.csv": yearly_series,
 }
 BY_MODEL: dict[tuple[str, str], Writer] = {  # a name two pages use for different files
     ("lstm", "val.csv"): reviews,

@@ -33,13 +33,19 @@ def test_every_case_runs_and_its_baselines_score_the_same_split(capsys, monkeypa
     for r in (r for r in results.values() if r.case.model == "lstm_forecast"):
         # The board cut the model's own test windows: the seasonal naive's MAE it computed is the one the fit logged.
         assert r.facts["test/mae_seasonal_naive"] == pytest.approx(r.tested["test/mae_seasonal_naive"], abs=1e-3)
-        assert r.baselines["seasonal naive"] == pytest.approx(1.0)
-        # The ETS the model logs beside itself is the board's on the same windows.
-        assert r.baselines["ETS fitted on training"] == pytest.approx(r.tested["test/mase_ets"], rel=2e-3), r.case.name
-        if r.case.name != "fertility":  # one series: MASE is the MAE over the seasonal naive's
+        # The ETS the model logs beside itself is the board's on the same windows, scaled as the case's metric.
+        m4 = "_m4" if r.case.metric == "test/mase_m4" else ""
+        ets = r.tested[f"test/mase{m4}_ets"]
+        assert r.baselines["ETS fitted on training"] == pytest.approx(ets, rel=2e-3), r.case.name
+        naive = r.tested["test/mase_m4_seasonal_naive"] if m4 else 1.0
+        assert r.baselines["seasonal naive"] == pytest.approx(naive, rel=1e-3), r.case.name
+        if "series" not in r.facts:  # one series: MASE is the MAE over the seasonal naive's
             mase = r.tested["test/mae"] / r.tested["test/mae_seasonal_naive"]
             assert r.tested["test/mase"] == pytest.approx(mase, 1e-3)
     assert results["fertility"].facts["series"] == 195  # the 15 countries of too few years skipped
+    # Short quarterly series are held out as the M-competitions hold them out: one test window per series.
+    assert results["visnights"].facts["test windows"] == results["visnights"].facts["series"] == 20
+    assert results["prison"].facts["test windows"] == results["prison"].facts["series"] == 32
     # A trend and a yearly season: Holt-Winters and the drift both beat repeating last year.
     co2 = results["co2"].baselines
     assert max(co2["Holt-Winters"], co2["seasonal naive + drift"]) < 0.8 * co2["seasonal naive"], co2

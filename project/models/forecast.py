@@ -13,6 +13,7 @@ from torchmetrics.regression import MeanAbsoluteError
 from torchmetrics.utilities import dim_zero_cat
 
 from project.data.series.baselines import BASELINES, NAMES
+from project.data.series.windows import PanelWindows, Windows
 from project.errors import ConfigError
 from project.models.base import TaskModule
 from project.nets.forecaster import naive_error, normal_quantiles
@@ -26,7 +27,11 @@ class ScaledErrors(Metric):
     the same windows, then the geometric mean over the series (Davydenko and Fildes' AvgRelMAE). With one series,
     the model's MAE over the seasonal naive's. Not the arithmetic mean: a series the naive forecasts almost
     exactly (a flat stretch) gives a ratio of 10 or 100 that would outweigh every other series, where its log
-    counts as much as any other's (docs/tasks.md, "Many series")."""
+    counts as much as any other's (docs/tasks.md, "Many series").
+
+    Beside it, where `insample` is set, MASE as the M4 competition scales it (`mase_m4`, `mase_m4_<baseline>`):
+    per series, the MAE of its windows over the in-sample MAE of the one-step seasonal naive on the steps before
+    the part (`SeriesDataModule.insample`), then the arithmetic mean over the series."""
 
     full_state_update = False
 
@@ -34,6 +39,7 @@ class ScaledErrors(Metric):
         super().__init__()
         self.add_state("series", default=[], dist_reduce_fx="cat")
         self.add_state("errors", default=[], dist_reduce_fx="cat")
+        self.insample: torch.Tensor | None = None  # [S]: each series' in-sample seasonal naive MAE, by index
 
     def update(self, forecasts: torch.Tensor, target: torch.Tensor, series: torch.Tensor) -> None:
         """`forecasts` `[B, 1 + len(BASELINES), H * C]` (the model's first), `target` `[B, H * C]`, `series` `[B]`."""
@@ -53,7 +59,23 @@ class ScaledErrors(Metric):
         _, ratios = self.by_series()
         logs = ratios.clamp(min=1e-12).log().mean(dim=0)
         names = ["mase", *(f"mase_{name}" for name in BASELINES)]
-        return {name: logs[i].exp() for i, name in enumerate(names) if name != "mase_seasonal_naive"}
+        scores = {name: logs[i].exp() for i, name in enumerate(names) if name != "mase_seasonal_naive"}
+        if self.insample is not None:
+            m4 = self.m4_by_series()[1].mean(dim=0)
+            scores |= {name.replace("mase", "mase_m4", 1): m4[i] for i, name in enumerate(names)}
+        return scores
+
+    def m4_by_series(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The series indices `[S]` and each one's M4 MASE, the model's and each baseline's `[S, 1 + 4]`; a series
+        whose history the seasonal naive forecasts exactly has no scale and is left out."""
+        assert self.insample is not None
+        series, errors = dim_zero_cat(self.series), dim_zero_cat(self.errors)
+        ids, which = torch.unique(series, return_inverse=True)
+        total = errors.new_zeros(len(ids), errors.shape[1]).index_add_(0, which, errors)
+        mae = total / torch.bincount(which, minlength=len(ids)).unsqueeze(1).to(total.dtype)
+        scale = self.insample.to(mae.device, mae.dtype)[ids]
+        kept = torch.isfinite(scale) & (scale > 0)
+        return ids[kept], mae[kept] / scale[kept].unsqueeze(1)
 
 
 class ForecastModel(TaskModule):
@@ -73,9 +95,14 @@ class ForecastModel(TaskModule):
         "num_values": ("net.init_args.num_values",),
         "season": ("net.init_args.season",),
         "input_length": ("net.init_args.input_length",),
+        "observed": ("net.init_args.observed",),
     }
     onnx_inputs: ClassVar[dict[str, dict[int, str]]] = {"inputs": {0: "batch"}, "future": {0: "batch"}}
     SHOWN = 3  # validation windows drawn in `val/forecast`, spread over the first batch
+    # `start: auto` leaves the network's default start for another naive forecast only where that one's validation
+    # MASE is lower by more than this share: on the board's sunspots (8 validation windows) the seasonal naive was
+    # 1 % ahead of the drift on validation and 7 % behind on test (docs/tasks.md, "Where the forecaster starts").
+    START_MARGIN = 0.05
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -85,6 +112,7 @@ class ForecastModel(TaskModule):
         self.val_scaled, self.test_scaled = ScaledErrors(), ScaledErrors()
         self.val_coverage, self.test_coverage = MeanMetric(), MeanMetric()
         self.shown: tuple[torch.Tensor, ...] | None = None  # the windows `val/forecast` draws, kept in validation
+        self.start_line = ""  # `start: auto`'s choice, said once chosen (`choose_start`)
         # The task's quantile levels ([] for a point forecast), which the network must emit.
         self.quantiles: list[float] = list(getattr(self.task, "quantiles", []))
         wanted, emitted = self.quantiles or None, getattr(self.net, "quantiles", []) or None
@@ -206,7 +234,8 @@ class ForecastModel(TaskModule):
             outcome = f"the model beats them all ({best} by {100 * (1 - mase / best_score):.0f} %)"
         else:
             outcome = f"the model loses to {best} by {100 * (mase / best_score - 1):.0f} %"
-        return f"test MASE: model {mase:.3f}; {shown}: {outcome}"
+        started = f"\n  {self.start_line}" if self.start_line else ""
+        return f"test MASE: model {mase:.3f}; {shown}: {outcome}{started}"
 
     def setup(self, stage: str) -> None:
         super().setup(stage)
@@ -218,6 +247,37 @@ class ForecastModel(TaskModule):
         values = len(datamodule.value_names)
         self.task.mean.copy_(datamodule.mean[:values].repeat(datamodule.horizon))
         self.task.std.copy_(datamodule.std[:values].repeat(datamodule.horizon))
+        insample = getattr(datamodule, "insample", {})  # the M4 scale of each series, by part
+        for part, metric in (("val", self.val_scaled), ("test", self.test_scaled)):
+            metric.insample = torch.tensor(insample[part]) if insample.get(part) else None
+        if stage == "fit":  # before a checkpoint's weights are restored, which then carry the start they had
+            self.choose_start(datamodule.val_set)
+
+    def choose_start(self, val_set: Windows | PanelWindows) -> None:
+        """`start: auto`: the network starts at the naive forecast it computes (`LSTMForecaster.NAIVE`) with the
+        lowest MASE on the validation windows (per series, then the geometric mean, as `val/mase`), where that is
+        `START_MARGIN` below the default start's; logged as `val/start` and said in the fit's summary. Once per
+        model: a fit after the LR range test keeps it."""
+        net = self.net
+        if getattr(net, "start_choice", None) != "auto" or getattr(net, "skip", None) != "learned" or self.start_line:
+            return
+        windows = val_set.datasets if isinstance(val_set, PanelWindows) else [val_set]
+        windows = [w for w in windows if len(w)]
+        if not windows:
+            return
+        baselines = torch.cat([w.baselines for w in windows])
+        series = torch.cat([torch.full((len(w),), w.series) for w in windows])
+        metric = ScaledErrors()
+        naive = baselines[:, BASELINES.index("seasonal_naive")].unsqueeze(1)
+        metric.update(torch.cat([naive, baselines], dim=1), torch.cat([w.targets for w in windows]), series)
+        scores = {name: float(metric.compute().get(f"mase_{name}", 1.0)) for name in BASELINES}
+        best = min(net.NAIVE, key=lambda name: scores[name])
+        if scores[best] > (1 - self.START_MARGIN) * scores[net.START]:  # within the validation's noise: the default
+            best = net.START
+        net.start_at(best)
+        shown = ", ".join(f"{NAMES[name]} {scores[name]:.3f}" for name in sorted(scores, key=scores.get))
+        self.start_line = f"val/start: {best}, the {NAMES[best]} (validation MASE: {shown}; ETS is not a start)"
+        log.info(self.start_line)
 
     def expected_initial_loss(self, batch: Any, target: torch.Tensor) -> tuple[float, str]:
         skip = getattr(self.net, "skip", "none")

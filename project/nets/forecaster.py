@@ -14,24 +14,46 @@ def normal_quantiles(levels: list[float]) -> torch.Tensor:
     return torch.distributions.Normal(0.0, 1.0).icdf(torch.tensor(levels))
 
 
-def naive_error(values: torch.Tensor, season: int) -> torch.Tensor:
+def naive_error(values: torch.Tensor, season: int, observed: torch.Tensor | None = None) -> torch.Tensor:
     """`[B, 1, C]`: the root mean square of the seasonal naive's errors inside each window `[B, L, C]` (the
-    change over one season), or of its deviations where the window holds no full season."""
+    change over one season), or of its deviations where the window holds no full season; `observed` `[B, L, 1]`:
+    only the changes between observed steps."""
+    if observed is None:
+        observed = torch.ones_like(values[..., :1])
     if season < values.shape[1]:
-        changes = values[:, season:] - values[:, :-season]
+        changes, weight = values[:, season:] - values[:, :-season], observed[:, season:] * observed[:, :-season]
     else:
-        changes = values - values.mean(dim=1, keepdim=True)
-    return changes.pow(2).mean(dim=1, keepdim=True).sqrt().clamp(min=1e-3)
+        level, _ = window_moments(values, observed)
+        changes, weight = values - level, observed
+    mean_square = (changes.pow(2) * weight).sum(dim=1, keepdim=True) / weight.sum(dim=1, keepdim=True).clamp(min=1)
+    return mean_square.sqrt().clamp(min=1e-3)
 
 
-def with_drift(seasonal: torch.Tensor, window: torch.Tensor, season: int) -> torch.Tensor:
+def window_moments(values: torch.Tensor, observed: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each window's mean and (population) std `[B, 1, C]` over its observed steps (all, without `observed`)."""
+    if observed is None:
+        return values.mean(dim=1, keepdim=True), values.std(dim=1, keepdim=True, unbiased=False)
+    count = observed.sum(dim=1, keepdim=True).clamp(min=1)
+    level = (values * observed).sum(dim=1, keepdim=True) / count
+    return level, ((values - level).pow(2) * observed).sum(dim=1, keepdim=True).div(count).sqrt()
+
+
+def with_drift(
+    seasonal: torch.Tensor, window: torch.Tensor, season: int, observed: torch.Tensor | None = None
+) -> torch.Tensor:
     """The seasonal naive with drift: the seasonal naive forecast `[B, H, C]` plus its window's `[B, L, C]` mean
     change per season, once for each season the step reaches back (a trending series' seasonal naive lags by a
     season's growth). One definition for the network's start and the baseline it is logged beside
-    (`data/series/baselines.seasonal_drift`). A window of a season or less has no change to measure."""
+    (`data/series/baselines.seasonal_drift`). A window of a season or less has no change to measure.
+    `observed` `[B, L, 1]`: 0 on padding before a short series' start; only changes between observed steps count."""
     if season >= window.shape[1]:
         return seasonal
-    per_season = (window[:, season:] - window[:, :-season]).mean(dim=1, keepdim=True)  # [B, 1, C]
+    changes = window[:, season:] - window[:, :-season]
+    if observed is None:
+        per_season = changes.mean(dim=1, keepdim=True)  # [B, 1, C]
+    else:
+        both = observed[:, season:] * observed[:, :-season]
+        per_season = (changes * both).sum(dim=1, keepdim=True) / both.sum(dim=1, keepdim=True).clamp(min=1)
     seasons = torch.arange(seasonal.shape[1], device=seasonal.device) // season + 1
     return seasonal + seasons.view(1, -1, 1).to(seasonal.dtype) * per_season
 
@@ -76,10 +98,15 @@ class LSTMForecaster(nn.Module):
             head learns: an untrained interval is already about as wide as the naive forecast's errors.
         read_window: the head reads the window's values as well (above).
         input_length: steps in a window, which `read_window` reads; linked from `data.input_length`.
+        observed: the inputs' last feature is 1 on a series' own steps and 0 on the padding before a short
+            series' start (`data.split: horizons`); the window's level, spread and drift are then taken over
+            its observed steps, and the padding reads as 0. Linked from the data.
+        start: with `skip: learned`, the naive forecast an untrained network makes: `auto`, the one of NAIVE
+            with the lowest MASE on the validation windows, chosen when a fit starts (`start_at`); or one named.
     """
 
     NAIVE = ("seasonal_naive", "seasonal_drift", "last_value")  # what `skip: learned` reads, in this order
-    START = "seasonal_drift"
+    START = "seasonal_drift"  # where `start: auto` starts until the data chooses (`ForecastModel.choose_start`)
 
     def __init__(
         self,
@@ -96,6 +123,8 @@ class LSTMForecaster(nn.Module):
         quantiles: list[float] | None = None,
         read_window: bool = True,
         input_length: int = 0,
+        observed: bool = False,
+        start: Literal["auto", "seasonal_naive", "seasonal_drift", "last_value"] = "auto",
     ) -> None:
         super().__init__()
         if num_outputs % num_values:
@@ -105,14 +134,15 @@ class LSTMForecaster(nn.Module):
         self.num_values, self.horizon, self.season = num_values, num_outputs // num_values, season
         self.quantiles = list(quantiles or [])
         num_quantiles = self.num_quantiles = len(self.quantiles) or 1
-        self.scale, self.skip = scale, skip
+        self.scale, self.skip, self.observed = scale, skip, observed
         self.features = nn.LSTM(
             input_size, hidden_size, num_layers, batch_first=True, dropout=dropout if num_layers > 1 else 0.0
         )
-        # The forecast an untrained network makes: `learned` reads NAIVE through as they are, starting with START.
-        self.start = self.START if skip == "learned" else skip
+        # The forecast an untrained network makes: `learned` reads one of NAIVE through, `start_at` says which.
+        self.start, self.start_choice = skip, start
         self.read_window = read_window
         window_size = input_length * num_values if read_window else 0
+        self.naive_at = hidden_size + future_size + window_size  # where the head's inputs hold the NAIVE forecasts
         naive_size = len(self.NAIVE) * num_outputs if skip == "learned" else 0
         width = num_outputs * num_quantiles
         self.head = nn.Sequential(
@@ -122,15 +152,25 @@ class LSTMForecaster(nn.Module):
         if skip != "none":  # the correction starts at nothing: the forecast starts at the naive one
             nn.init.zeros_(self.head[-1].weight)
             nn.init.zeros_(self.head[-1].bias)
-        if skip == "learned":  # reads the start's forecast through as it is (every quantile), the others at 0
-            first = hidden_size + future_size + window_size + self.NAIVE.index(self.START) * num_outputs
-            with torch.no_grad():
-                identity = torch.eye(num_outputs).repeat_interleave(num_quantiles, dim=0)  # output (step, q) <- step
-                self.head[-1].weight[:, first : first + num_outputs] = identity
+        if skip == "learned":
+            self.start_at(self.START if start == "auto" else start)
         offsets = normal_quantiles(self.quantiles) if self.quantiles else torch.zeros(1)
         self.register_buffer("offsets", offsets, persistent=False)  # from the levels: not a weight to save
 
-    def naive(self, values: torch.Tensor, kind: str) -> torch.Tensor:
+    def start_at(self, kind: str) -> None:
+        """The head reads naive forecast `kind` through as it is (every quantile) and the other two at 0, so that
+        the untrained network forecasts it; before training only (it overwrites those weights)."""
+        if self.skip != "learned" or kind not in self.NAIVE:
+            raise ValueError(f"start_at({kind!r}) needs skip: learned and one of {self.NAIVE}")
+        outputs = self.num_values * self.horizon
+        first = self.naive_at + self.NAIVE.index(kind) * outputs
+        with torch.no_grad():
+            self.head[-1].weight[:, self.naive_at : self.naive_at + len(self.NAIVE) * outputs] = 0
+            identity = torch.eye(outputs).repeat_interleave(self.num_quantiles, dim=0)  # output (step, q) <- step
+            self.head[-1].weight[:, first : first + outputs] = identity
+        self.start = kind
+
+    def naive(self, values: torch.Tensor, kind: str, observed: torch.Tensor | None = None) -> torch.Tensor:
         """A naive forecast `[B, H, C]` from the input values `[B, L, C]`: each step's value one season
         earlier (while still among the inputs, so a horizon past one season repeats the last season); that
         plus the window's mean change per season for each season it reaches back (`with_drift`, as the logged
@@ -138,31 +178,35 @@ class LSTMForecaster(nn.Module):
         if kind == "last_value":
             return values[:, -1:].expand(-1, self.horizon, -1)
         if kind == "seasonal_drift":
-            return with_drift(self.naive(values, "seasonal_naive"), values, self.season)
+            return with_drift(self.naive(values, "seasonal_naive"), values, self.season, observed)
         seasons = -(-self.horizon // self.season)  # the last season, tiled over the horizon (no gather to export)
         return values[:, -self.season :].repeat(1, seasons, 1)[:, : self.horizon]
 
     def forward(self, inputs: torch.Tensor, future: torch.Tensor) -> torch.Tensor:
         values = inputs[..., : self.num_values]  # [B, L, C]
+        observed = inputs[..., -1:] if self.observed else None  # [B, L, 1]: 0 before a short series' start
         if self.scale == "window":
-            level = values.mean(dim=1, keepdim=True)
-            spread = values.std(dim=1, keepdim=True, unbiased=False).clamp(min=1e-3)  # a flat window: no division by 0
+            level, spread = window_moments(values, observed)
+            spread = spread.clamp(min=1e-3)  # a flat window: no division by 0
         elif self.scale == "last":
             level, spread = values[:, -1:], torch.ones_like(values[:, -1:])
         else:
             level, spread = torch.zeros_like(values[:, -1:]), torch.ones_like(values[:, -1:])
-        scaled = torch.cat([(values - level) / spread, inputs[..., self.num_values :]], dim=-1)
+        own = (values - level) / spread
+        if observed is not None:  # the padding reads as 0 on the window's scale too
+            own = own * observed
+        scaled = torch.cat([own, inputs[..., self.num_values :]], dim=-1)
         _, (hidden, _) = self.features(scaled)
         read = [hidden[-1], future]
         if self.read_window:  # the window's own values, on its scale: a linear path from inputs to forecast
             read.append(scaled[..., : self.num_values].reshape(len(inputs), -1))
         if self.skip == "learned":  # the naive forecasts, on the window's scale, for the head to weigh
             for kind in self.NAIVE:
-                read.append(((self.naive(values, kind) - level) / spread).reshape(len(inputs), -1))
+                read.append(((self.naive(values, kind, observed) - level) / spread).reshape(len(inputs), -1))
         # [B, H, C, Q]: each quantile of each step and value around the same base, on the window's scale.
         correction = self.head(torch.cat(read, dim=1)).view(len(inputs), self.horizon, self.num_values, -1)
-        base = level if self.skip in ("none", "learned") else self.naive(values, self.skip)
+        base = level if self.skip in ("none", "learned") else self.naive(values, self.skip, observed)
         forecast = base.unsqueeze(-1) + spread.unsqueeze(-1) * correction
         if self.quantiles:  # each quantile its normal quantile of the naive's error away
-            forecast = forecast + naive_error(values, self.season).unsqueeze(-1) * self.offsets
+            forecast = forecast + naive_error(values, self.season, observed).unsqueeze(-1) * self.offsets
         return forecast.reshape(len(inputs), -1)  # steps × values (× quantiles), flattened as the targets

@@ -31,8 +31,9 @@ class SeriesReader(Reader):
         if "values" not in request:
             raise BadRequest("values", f"the series' last {data.input_length} steps or more")
         values = rows_of_numbers(request["values"], "values", len(data.value_names))
-        if len(values) < data.input_length:
-            raise BadRequest("values", f"at least input_length={data.input_length} steps, got {len(values)}")
+        shortest = max(1, data.season) if data.observed else data.input_length  # `split: horizons` pads short ones
+        if len(values) < shortest:
+            raise BadRequest("values", f"at least {shortest} steps, got {len(values)}")
         covariate_count = len(data.fields[2])
         covariates, future = torch.zeros(len(values), 0), None
         if covariate_count:
@@ -50,7 +51,8 @@ class SeriesReader(Reader):
                     raise BadRequest(field, "this model reads no covariates")
         series = Series([""] * len(values), torch.tensor(values), covariates, list(range(len(values))))
         shape = (data.input_length, data.horizon, data.season)
-        window = forecast_window(series, data.scales[name], shape, future, own_units=not data.series_field)
+        own_units = not data.series_field
+        window = forecast_window(series, data.scales[name], shape, future, own_units, observed=data.observed)
         return [(name, window[0])]
 
     def series_name(self, request: dict[str, Any]) -> str:

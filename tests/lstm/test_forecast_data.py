@@ -134,6 +134,6 @@ def test_a_checkpoint_refuses_data_whose_auto_windows_differ(tmp_path):
     assert (state["input_length"], state["season"]) == (48, 12)
     other = SeriesDataModule(train_path=str(path), horizon=6, input_length=36)
     other.setup("fit")
-    with pytest.raises(DataError, match=r"trained on windows of input_length 48 and season 12.*--data.input_length 48"):
+    with pytest.raises(DataError, match=r"input_length 48, season 12 and split fractions.*--data.input_length 48"):
         other.load_state_dict(state)
     assert torch.equal(other.mean, trained.mean)  # nothing of it changed

@@ -69,12 +69,12 @@ def test_each_series_is_split_and_scaled_on_its_own(tmp_path):
 def test_series_too_short_for_windows_are_skipped_with_a_count(tmp_path, caplog):
     series = {"long": daily_wave(220, 10, 2), "short": daily_wave(60, 10, 2), "tiny": daily_wave(5, 1, 1)}
     with caplog.at_level(logging.WARNING, logger="project.data.series.datamodule"):
-        dm = panel_module(write_panel(tmp_path / "panel.csv", series))
+        dm = panel_module(write_panel(tmp_path / "panel.csv", series), split="fractions")
     assert list(dm.scales) == ["long"] and len(dm.val_set) == 33 - 24 - 6 + 1
     assert "2 of 3 series skipped, too short for 2 windows of input_length 24 + horizon 6" in caplog.text
-    assert "'short', 'tiny'" in caplog.text
+    assert "'short' (60 steps), 'tiny' (5 steps)" in caplog.text
     with pytest.raises(DataError, match=r"panel.csv \(series 'long'\), the longest of 3: the validation part has 33"):
-        panel_module(tmp_path / "panel.csv", input_length=48)
+        panel_module(tmp_path / "panel.csv", input_length=48, split="fractions")
 
 
 def test_a_series_out_of_order_or_without_an_id_is_refused_with_its_line(tmp_path):
@@ -123,7 +123,8 @@ def test_mase_is_taken_per_series_then_their_geometric_mean():
 def test_a_file_of_real_series_trains_one_model_and_forecasts_each_in_its_units(tmp_path):
     path = fertility_panel(tmp_path / "fertility.csv")  # 210 countries' births per woman, yearly 1960-2013
     data = [f"--data.train_path={path}", "--data.series_field=country", "--data.missing=interpolate",
-            "--data.horizon=6", "--data.val_fraction=0.25", "--data.test_fraction=0.25"]  # fmt: skip
+            "--data.horizon=6", "--data.val_fraction=0.25", "--data.test_fraction=0.25",
+            "--data.split=fractions"]  # fmt: skip
     cli = build("lstm_forecast", *TINY, *data, "--trainer.max_epochs=3")
     cli.trainer.fit(cli.model, cli.datamodule)
     dm = cli.datamodule

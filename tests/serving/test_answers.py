@@ -112,6 +112,23 @@ def lstm_forecast() -> Case:
     return Case("lstm_forecast", SMALL["lstm_forecast"], requests=the_series_end)
 
 
+# part: lstm, regression
+@case
+def lstm_forecast_short_series() -> Case:
+    """Many short yearly series held out by horizons (`data.split: horizons`): a series shorter than a window is
+    padded, in a request as in `predict`."""
+    from tests.lstm.test_forecast_short_panel import yearly_panel
+
+    lines = yearly_panel(Path("yearly.csv"), [19 + (7 * i) % 22 for i in range(12)]).read_text().splitlines()
+    recent = {name: [row for row in lines[1:] if row.startswith(f"{name},")][-10:] for name in ("s0", "s1")}
+    Path("recent.csv").write_text("\n".join([lines[0], *recent["s0"], *recent["s1"]]) + "\n")
+    args = ["--data.train_path=yearly.csv", "--data.series_field=series", "--data.time_field=year",
+            "--data.horizon=6", "--trainer.max_epochs=1"]  # fmt: skip
+    requests = [{"series": name, "values": [float(row.split(",")[2]) for row in rows]} for name, rows in recent.items()]
+    predict = ["--data.predict_path=recent.csv", "--data.predict_series=[s0, s1]"]
+    return Case("lstm_forecast", args, predict, lambda cli: requests)
+
+
 # part: gcn
 def graph_requests(cli: Any) -> list[dict[str, Any]]:
     """The test split's graphs (what `predict` predicts) as edge lists; their nodes carry no features of their own."""

@@ -66,7 +66,7 @@ BAD += [
 
 # part: lstm, regression
 BAD += [
-    ("lstm_forecast", {"values": [1.0, 2.0]}, 400, "values: at least input_length=48 steps, got 2"),
+    ("lstm_forecast", {"values": [1.0, 2.0]}, 400, "values: at least 48 steps, got 2"),
     ("lstm_forecast", {"values": [1.0] * 48, "future": [[1.0]]}, 400, "future: this model reads no covariates"),
 ]
 

@@ -35,12 +35,20 @@ def naive_sources(horizon: int, season: int) -> tuple[torch.Tensor, torch.Tensor
     return season * seasons - steps, seasons
 
 
-def seasonal_drift(values: torch.Tensor, origins: torch.Tensor, input_length: int, horizon: int, season: int):
+def seasonal_drift(
+    values: torch.Tensor,
+    origins: torch.Tensor,
+    input_length: int,
+    horizon: int,
+    season: int,
+    observed: torch.Tensor | None = None,
+) -> torch.Tensor:
     """`[N, H, C]`: the seasonal naive with drift (`nets.forecaster.with_drift`) of the windows of `values` whose
-    first forecast steps are `origins`."""
+    first forecast steps are `origins`; `observed` `[T]`: 0 on padding, whose changes are not counted."""
     back, _ = naive_sources(horizon, season)
     window = origins.unsqueeze(1) - input_length + torch.arange(input_length)  # [N, L]
-    return with_drift(values[origins.unsqueeze(1) - back], values[window], season)
+    mask = observed[window].unsqueeze(-1) if observed is not None else None
+    return with_drift(values[origins.unsqueeze(1) - back], values[window], season, mask)
 
 
 @dataclass(frozen=True)

@@ -12,17 +12,22 @@ from project.data.series.predict_set import forecast_windows
 from project.data.series.spacing import (
     AUTO_BATCH,
     MIN_WINDOWS,
+    SEASONS_IN,
     auto_batch_size,
     auto_input_length,
+    horizon_bounds,
     panel_season,
     part_bounds,
     too_short,
+    too_short_for_horizons,
 )
 from project.data.series.synthetic import hours, seasonal_series
-from project.data.series.windows import PanelWindows, Windows
+from project.data.series.windows import PanelWindows, Windows, padded
 from project.errors import ConfigError, DataError
 
 log = logging.getLogger(__name__)
+
+Split = Literal["auto", "fractions", "horizons"]
 
 # Many series: each is divided by its training part's std, but by no less than this share of its mean absolute
 # value (a country's fertility flat for decades, then falling, would otherwise reach a thousand stds).
@@ -60,6 +65,13 @@ class SeriesDataModule(BaseDataModule):
         missing: empty value or covariate cells: `error` names the first; `interpolate` draws a line between
             the values either side; `ffill` repeats the last value (the count and first line are logged).
         val_fraction, test_fraction: the shares of the series' steps, the last ones, for validation and test.
+        split: `fractions` cuts each series by `val_fraction` and `test_fraction`; `horizons` (many series only,
+            the M-competitions' way) holds out the last `horizon` steps of each series for test and the `horizon`
+            before them for validation, one window each, and trains on windows of everything before; a window
+            may then reach back past a short series' start (padded, with an observed feature of 0: the network
+            is told which steps are real), so a series needs only a season of history and a horizon of training
+            targets. `auto`: `horizons` for many series where the fractions would leave the median series fewer
+            input steps than a season or a horizon, else `fractions` (the choice is logged).
         predict_path: a CSV of the same columns: `predict` forecasts the `horizon` steps after its end
             (default: after the end of the series itself); with `series_field`, after the end of each series in it.
         predict_series: with `series_field`, the series `predict` forecasts; None: every one.
@@ -88,6 +100,7 @@ class SeriesDataModule(BaseDataModule):
         missing: Missing = "error",
         val_fraction: float = 0.15,
         test_fraction: float = 0.15,
+        split: Split = "auto",
         synthetic_length: int = 6000,
         seed: int = 0,
         predict_path: str | None = None,
@@ -122,6 +135,9 @@ class SeriesDataModule(BaseDataModule):
         # Many series: each kept series' own (mean, std) of its training part, in `series` index order.
         self.scales: dict[str, tuple[torch.Tensor, torch.Tensor]] = {}
         self.forecast_names: list[str] = []  # the series of `predict_set`'s windows, in order
+        # Each kept series' in-sample seasonal naive MAE before validation and before test (the M4 MASE's scale).
+        self.insample: dict[str, list[float]] = {}
+        self.split: Split = split
         self.input_length, self.season = self.window_shape(input_length, season)
 
     def window_shape(self, input_length: int | str, season: int | str) -> tuple[int, int]:
@@ -131,7 +147,11 @@ class SeriesDataModule(BaseDataModule):
             panel = self.load()
             season, frequency = panel_season(panel, {name: self.where(name) for name in panel}, where)
             log.info(f"data.season: auto is {season} ({frequency} steps in {where})")
-        if input_length == "auto":
+        self.split = self.choose_split(self.split, int(season))
+        if input_length == "auto" and self.split == "horizons":  # padded where a series is shorter
+            input_length = max(SEASONS_IN * int(season), 2 * self.horizon, 16)
+            log.info(f"data.input_length: auto is {input_length} (padded where a series' history is shorter)")
+        elif input_length == "auto":
             val_start, test_start, length = self.boundaries(self.typical())
             parts = [val_start, test_start - val_start, length - test_start]
             input_length, why = auto_input_length(int(season), self.horizon, parts)
@@ -156,14 +176,40 @@ class SeriesDataModule(BaseDataModule):
             )
         return int(input_length), season
 
+    def choose_split(self, split: Split, season: int) -> Split:
+        """`split: auto` resolved (`horizons` where the fractions leave the median series too short an input)."""
+        if split == "horizons" and not self.series_field:
+            raise ConfigError(
+                "data.split horizons holds out one window per series: with one series that is one window to validate "
+                "on and one to test: give many series (data.series_field), or data.split fractions"
+            )
+        if split != "auto":
+            return split
+        if not self.series_field:
+            return "fractions"
+        val_start, test_start, length = part_bounds(len(self.typical()), *self.fractions)
+        fits, _ = auto_input_length(season, self.horizon, [val_start, test_start - val_start, length - test_start])
+        if fits >= max(season, self.horizon):
+            return "fractions"
+        log.info(
+            f"data.split: auto is horizons (the median series, {length} steps, leaves {max(fits, 0)} input steps "
+            f"under the fractions {self.fractions[0]} / {self.fractions[1]}, fewer than a season or a horizon)"
+        )
+        return "horizons"
+
+    @property
+    def observed(self) -> bool:
+        """The inputs' last feature says which steps are the series' own (`split: horizons` pads short ones)."""
+        return self.split == "horizons"
+
     @property
     def num_outputs(self) -> int:
         return self.horizon * len(self.value_names)
 
     @property
     def num_features(self) -> int:
-        """What the network reads per input step: the values, then the covariates."""
-        return len(self.value_names) + len(self.fields[2])
+        """What the network reads per input step: the values, then the covariates (then `observed`)."""
+        return len(self.value_names) + len(self.fields[2]) + int(self.observed)
 
     @property
     def num_values(self) -> int:
@@ -212,10 +258,13 @@ class SeriesDataModule(BaseDataModule):
 
     def boundaries(self, series: Series | None = None) -> tuple[int, int, int]:
         """Where validation and test start in `series` (by default the only one), and its length."""
-        return part_bounds(len(series if series is not None else self.series), *self.fractions)
+        length = len(series if series is not None else self.series)
+        return horizon_bounds(length, self.horizon) if self.observed else part_bounds(length, *self.fractions)
 
     def shortfall(self, series: Series) -> str | None:
         """Why `series` is too short for the windows (`spacing.too_short`); None: it is not."""
+        if self.observed:
+            return too_short_for_horizons(len(series), self.horizon, self.season)
         return too_short(self.boundaries(series), self.input_length, self.horizon)
 
     def kept(self) -> dict[str, Series]:
@@ -230,10 +279,14 @@ class SeriesDataModule(BaseDataModule):
             longest = max(panel, key=lambda name: len(panel[name]))
             raise DataError(f"{self.where(longest)}, the longest of {len(panel)}: {self.shortfall(panel[longest])}")
         if skipped := [name for name in panel if name not in kept]:
+            need = (
+                f"{2 * self.horizon + max(1, self.season) + self.horizon} steps (data.split horizons)"
+                if self.observed
+                else f"{MIN_WINDOWS} windows of input_length {self.input_length} + horizon {self.horizon} in every part"
+            )
             log.warning(
-                f"{self.train_path}: {len(skipped)} of {len(panel)} series skipped, too short for {MIN_WINDOWS} "
-                f"windows of input_length {self.input_length} + horizon {self.horizon} in every part (for example "
-                f"{', '.join(map(repr, skipped[:3]))})"
+                f"{self.train_path}: {len(skipped)} of {len(panel)} series skipped, too short for {need} (for "
+                f"example {', '.join(f'{name!r} ({len(panel[name])} steps)' for name in skipped[:3])})"
             )
         return kept
 
@@ -241,6 +294,7 @@ class SeriesDataModule(BaseDataModule):
         if self.train_set is not None:
             return
         parts: list[list[Windows]] = [[], [], []]
+        self.insample = {"val": [], "test": []}  # by series index, as `Windows.series`
         for index, (name, series) in enumerate(self.kept().items()):
             val_start, test_start, length = self.boundaries(series)
             table = torch.cat([series.values, series.covariates], dim=1)
@@ -260,14 +314,24 @@ class SeriesDataModule(BaseDataModule):
             values = scaled[:, :count] if self.series_field else series.values
             args = (values, scaled[:, :count], scaled[:, count:])
             shape = (self.input_length, self.horizon, self.season)
+            self.insample["val"].append(naive_scale(values[:val_start], self.season))
+            self.insample["test"].append(naive_scale(values[:test_start], self.season))
             # Scored beside the model on validation and test: Holt-Winters estimated on the training part only.
             ets = holt_winters_forecasts(values, val_start, self.season, self.horizon)
-            for part, (start, end) in zip(
-                parts, ((0, val_start), (val_start, test_start), (test_start, length)), strict=True
-            ):
-                part.append(Windows(*args, start, end, *shape, ets=ets, series=index))
+            spans = [(0, val_start), (val_start, test_start), (test_start, length)]
+            observed = None
+            if self.observed:  # `pad` steps before the series: its first window has a season of history
+                pad = self.input_length - max(1, self.season)
+                observed = padded(torch.ones(length), pad)
+                args, ets = tuple(padded(table, pad) for table in args), padded(ets, pad)
+                spans = [(0, pad + val_start)] + [
+                    (pad + start - self.input_length, pad + end) for start, end in spans[1:]
+                ]
+            for part, (start, end) in zip(parts, spans, strict=True):
+                part.append(Windows(*args, start, end, *shape, ets=ets, series=index, observed=observed))
         if self.series_field:
-            self.mean, self.std = torch.zeros(self.num_features), torch.ones(self.num_features)
+            read = self.num_features - int(self.observed)
+            self.mean, self.std = torch.zeros(read), torch.ones(read)
             self.train_set, self.val_set, self.test_set = (PanelWindows(part) for part in parts)
         else:
             self.mean, self.std = self.scales[""]
@@ -296,8 +360,7 @@ class SeriesDataModule(BaseDataModule):
         # reads its inputs the same way.
         if not self.mean.numel():
             return {}
-        shape = {"input_length": self.input_length, "season": self.season}
-        state = {"mean": self.mean.tolist(), "std": self.std.tolist(), **shape}
+        state = {"mean": self.mean.tolist(), "std": self.std.tolist(), **self.shape()}
         if self.series_field:  # each series' own: [mean, std] by its id
             state["scales"] = {name: [m.tolist(), s.tolist()] for name, (m, s) in self.scales.items()}
         return state
@@ -311,10 +374,21 @@ class SeriesDataModule(BaseDataModule):
                     f"the checkpoint's scaling of series {name!r} differs from this data's (or the series is not in "
                     f"{self.train_path}): pass the file it was trained on"
                 )
-        trained = (state.get("input_length", self.input_length), state.get("season", self.season))
-        if trained != (self.input_length, self.season):
+        trained = tuple(state.get(key, now) for key, now in self.shape().items())
+        if trained != tuple(self.shape().values()):
             raise DataError(
-                f"the checkpoint was trained on windows of input_length {trained[0]} and season {trained[1]}, and "
-                f"this data gives {self.input_length} and {self.season}: pass --data.input_length {trained[0]} "
-                f"--data.season {trained[1]}"
+                f"the checkpoint was trained on windows of input_length {trained[0]}, season {trained[1]} and split "
+                f"{trained[2]}, and this data gives {self.input_length}, {self.season} and {self.split}: pass "
+                f"--data.input_length {trained[0]} --data.season {trained[1]} --data.split {trained[2]}"
             )
+
+    def shape(self) -> dict[str, Any]:
+        """What `auto` chose, saved in the checkpoint for `predict` to check."""
+        return {"input_length": self.input_length, "season": self.season, "split": self.split}
+
+
+def naive_scale(history: torch.Tensor, season: int) -> float:
+    """The in-sample MAE of the seasonal naive over `history` `[T, C]` (one step ahead, every column): what the
+    M4 competition divides a series' forecast MAE by (its MASE); a season of 1 where the history is shorter."""
+    lag = season if len(history) > season else 1
+    return float((history[lag:] - history[:-lag]).abs().mean()) if len(history) > lag else float("nan")

@@ -35,11 +35,13 @@ def one_window(data: "SeriesDataModule", panel: dict[str, Series], name: str, in
             "unknown: forecast the series the model was trained on (data.predict_series)"
         )
     series = panel[name]
-    if len(series) < data.input_length:
-        raise DataError(f"{data.where(name)}: {len(series)} steps, fewer than input_length={data.input_length}")
+    shortest = max(1, data.season) if data.observed else data.input_length  # `split: horizons` pads short ones
+    if len(series) < shortest:
+        raise DataError(f"{data.where(name)}: {len(series)} steps, fewer than the {shortest} a forecast reads")
     future = future_covariates(data, name) if series.covariates.shape[1] else None
     shape = (data.input_length, data.horizon, data.season)
-    return forecast_window(series, data.scales[name], shape, future, own_units=not data.series_field, index=index)
+    own_units = not data.series_field
+    return forecast_window(series, data.scales[name], shape, future, own_units, index, data.observed)
 
 
 def future_covariates(data: "SeriesDataModule", name: str = "") -> torch.Tensor:

@@ -82,6 +82,23 @@ def part_bounds(length: int, val_fraction: float, test_fraction: float) -> tuple
     return val_start, test_start, length
 
 
+def horizon_bounds(length: int, horizon: int) -> tuple[int, int, int]:
+    """`split: horizons` (the M-competitions'): the last `horizon` steps test, the `horizon` before validate."""
+    return length - 2 * horizon, length - horizon, length
+
+
+def too_short_for_horizons(length: int, horizon: int, season: int) -> str | None:
+    """Why a series cannot give one training window under `split: horizons` (a season of history, at least one
+    step, before a horizon of targets, all before the validation horizon); None: it can."""
+    need = 2 * horizon + max(1, season) + horizon
+    if length >= need:
+        return None
+    return (
+        f"{length} steps, fewer than the {need} that data.split horizons takes: {max(1, season)} of history and "
+        f"{horizon} to learn from before the validation and test horizons ({horizon} each)"
+    )
+
+
 def too_short(bounds: tuple[int, int, int], input_length: int, horizon: int) -> str | None:
     """Why a series split at `bounds` cannot hold `MIN_WINDOWS` windows in every part, in a sentence; None: it can."""
     val_start, test_start, length = bounds

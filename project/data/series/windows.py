@@ -20,6 +20,9 @@ class Windows(Dataset):
         period: the seasonal-naive forecast repeats the last `period` input steps.
         ets: `[T + 1, H, C]`, row `t` the Holt-Winters forecast from origin `t` (`holt_winters_forecasts`);
             None: zeros (a window to forecast from, whose baselines nobody scores).
+        observed: `[T]`, 1 on the series' own steps and 0 on the padding before them (`padded`): the inputs'
+            last feature, so that a window may reach back past the series' start (a short series whose history
+            is shorter than `input_length`); None: every step is observed and no such feature is added.
     """
 
     def __init__(
@@ -34,6 +37,7 @@ class Windows(Dataset):
         period: int,
         ets: torch.Tensor | None = None,
         series: int = 0,
+        observed: torch.Tensor | None = None,
     ) -> None:
         self.values, self.scaled, self.covariates, self.series = values, scaled, covariates, series
         self.input_length, self.horizon, self.period = input_length, horizon, period
@@ -48,13 +52,14 @@ class Windows(Dataset):
         back, _ = naive_sources(horizon, period)
         seasonal = values[now.unsqueeze(1) - back]  # one period back, while still in the inputs
         last = values[now - 1].unsqueeze(1).expand(-1, horizon, -1)
-        drift = seasonal_drift(values, now, input_length, horizon, period)
+        drift = seasonal_drift(values, now, input_length, horizon, period, observed)
         holt_winters = ets[now] if ets is not None else torch.zeros_like(seasonal)
         forecasts = {"last_value": last, "seasonal_naive": seasonal, "seasonal_drift": drift, "ets": holt_winters}
         self.baselines = torch.stack([forecasts[name] for name in BASELINES], dim=1).reshape(
             self.count, len(BASELINES), horizon * values.shape[1]
         )
-        table = torch.cat([scaled, covariates], dim=1)[start : end - horizon]
+        table = torch.cat([scaled, covariates, *([observed.unsqueeze(1)] if observed is not None else [])], dim=1)
+        table = table[start : end - horizon]
         # [N, F, L], a view; no window at all (a part shorter than one): none, with the right shape.
         self.inputs = (
             table.unfold(0, input_length, 1) if self.count else table.new_zeros(0, table.shape[1], input_length)
@@ -77,6 +82,12 @@ class Windows(Dataset):
         return self.inputs[index].T, self.future[index], self.targets[index], self.baselines[index], self.series
 
 
+def padded(series_table: torch.Tensor, before: int) -> torch.Tensor:
+    """`series_table` `[T, F]` after `before` rows of zeros (a standardised value's mean): what a window reading
+    past the series' start reads there, beside an observed feature of 0."""
+    return torch.cat([series_table.new_zeros(before, *series_table.shape[1:]), series_table])
+
+
 class PanelWindows(ConcatDataset):
     """The windows of many series, one `Windows` per series, in the order of their `series` index."""
 
@@ -95,19 +106,26 @@ def forecast_window(
     future: torch.Tensor | None,
     own_units: bool,
     index: int = 0,
+    observed: bool = False,
 ) -> Windows:
     """The window that forecasts the `horizon` steps after `series`' end from its last `input_length` steps, its
     targets unknown (zeros). `scale`: the (mean, std) training scaled it by; `shape`: (input_length, horizon,
     season); `future`: the covariates of the forecast steps `[horizon, K]`; `own_units`: the targets in the
-    series' units (one series), else in its standardised ones; `index`: the series' index."""
+    series' units (one series), else in its standardised ones; `index`: the series' index; `observed`: the
+    network reads which steps are the series' own, and a series shorter than `input_length` is padded."""
     input_length, horizon, _ = shape
     tail = torch.cat([series.values, series.covariates], dim=1)[-input_length:]
     ahead = torch.zeros(horizon, tail.shape[1])  # the values ahead are unknown (and unused)
     count = series.values.shape[1]
     if future is not None:
         ahead[:, count:] = future
-    padded = torch.cat([tail, ahead])
+    steps = torch.cat([tail, ahead])
     mean, std = scale
-    scaled = (padded - mean) / std
-    values = padded[:, :count] if own_units else scaled[:, :count]
-    return Windows(values, scaled[:, :count], scaled[:, count:], 0, len(padded), *shape, series=index)
+    scaled = (steps - mean) / std
+    values = steps[:, :count] if own_units else scaled[:, :count]
+    args = (values, scaled[:, :count], scaled[:, count:])
+    mask = None
+    if observed:
+        pad = input_length - len(tail)
+        args, mask = tuple(padded(table, pad) for table in args), padded(torch.ones(len(steps)), pad)
+    return Windows(*args, 0, len(args[0]), *shape, series=index, observed=mask)
