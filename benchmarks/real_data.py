@@ -193,20 +193,21 @@ def panel_baselines(datamodule: Any) -> Scores:
     """The baselines the model logs beside its own, over its own test windows, as its `test/mase` is taken: per
     series over the seasonal naive, then the geometric mean over the series (`ScaledErrors`). Holt-Winters
     re-estimated per window is left out: a fit per country and origin."""
-    from project.models.forecast import ScaledErrors
+    from project.models.forecast import scored_baselines
 
     datamodule.setup("test")
     windows = datamodule.test_set
-    baselines = torch.cat([w.baselines for w in windows.datasets])
-    series = torch.cat([torch.full((len(w),), w.series) for w in windows.datasets])
-    metric = ScaledErrors()
-    seasonal = baselines[:, BASELINES.index("seasonal_naive")]
-    metric.update(torch.cat([seasonal.unsqueeze(1), baselines], dim=1), windows.targets, series)
-    mase = metric.compute()
+    mase = scored_baselines(windows.datasets).compute()
     names = {"last_value": "last value", "seasonal_drift": "seasonal naive + drift", "ets": "ETS fitted on training"}
     scores = {"seasonal naive": 1.0, **{shown: float(mase[f"mase_{name}"]) for name, shown in names.items()}}
+    return scores, panel_facts(windows)
+
+
+def panel_facts(windows: Any) -> dict[str, float]:
+    """The seasonal naive's MAE over a panel's test windows, their count and the series'."""
+    seasonal = torch.cat([w.baselines[:, BASELINES.index("seasonal_naive")] for w in windows.datasets])
     scale = float((seasonal - windows.targets).abs().mean())
-    return scores, {"test/mae_seasonal_naive": scale, "test windows": len(series), "series": len(windows.datasets)}
+    return {"test/mae_seasonal_naive": scale, "test windows": len(seasonal), "series": len(windows.datasets)}
 
 
 def panel_file(name: str, horizon: int) -> Callable[[Path, bool], list[str]]:
@@ -227,32 +228,25 @@ def m4_baselines(datamodule: Any) -> Scores:
     per series, the MAE over the in-sample MAE of the one-step seasonal naive, then the arithmetic mean), and,
     under `split: horizons`, Holt-Winters fitted on each series' every step before its test horizon (the M4
     benchmarks' way: a fit per series on its whole history)."""
-    from project.models.forecast import ScaledErrors
+    from project.models.forecast import scored_baselines
 
     datamodule.setup("test")
     windows = datamodule.test_set
-    baselines = torch.cat([w.baselines for w in windows.datasets])
-    series = torch.cat([torch.full((len(w),), w.series) for w in windows.datasets])
-    metric = ScaledErrors()
-    metric.insample = torch.tensor(datamodule.insample["test"])
-    seasonal = baselines[:, BASELINES.index("seasonal_naive")]
-    metric.update(torch.cat([seasonal.unsqueeze(1), baselines], dim=1), windows.targets, series)
+    metric = scored_baselines(windows.datasets, insample=torch.tensor(datamodule.insample["test"]))
     mase = metric.compute()
     names = {"last_value": "last value", "seasonal_naive": "seasonal naive", "seasonal_drift": "seasonal naive + drift",
              "ets": "ETS fitted on training"}  # fmt: skip
     scores = {shown: float(mase[f"mase_m4_{name}"]) for name, shown in names.items()}
     if datamodule.split == "horizons":
-        ids, ratios = [], []
+        ratios = []
         for (name, (mean, std)), scale in zip(datamodule.scales.items(), metric.insample.tolist(), strict=True):
             values = (datamodule.load()[name].values[:, 0] - mean[0]) / std[0]  # the windows' units
             history, truth = values[: -datamodule.horizon].double().numpy(), values[-datamodule.horizon :].numpy()
             forecast = holt_winters_forecast(history, datamodule.horizon, holt_winters_fit(history, datamodule.season))
             if np.isfinite(scale) and scale > 0:
-                ids.append(name)
                 ratios.append(float(np.abs(forecast - truth).mean() / scale))
         scores["Holt-Winters on all before the test"] = float(np.mean(ratios))
-    scale = float((seasonal - windows.targets).abs().mean())
-    return scores, {"test/mae_seasonal_naive": scale, "test windows": len(series), "series": len(windows.datasets)}
+    return scores, panel_facts(windows)
 
 
 def refits(origins: list[int], season: int) -> list[tuple[int, int]]:

@@ -49,11 +49,16 @@ class ScaledErrors(Metric):
     def by_series(self) -> tuple[torch.Tensor, torch.Tensor]:
         """The series indices `[S]` and, for each, the MASE of the model and of each baseline `[S, 1 + 4]`; a
         series the seasonal naive forecasts exactly has no scale and is left out."""
+        ids, total, _ = self.totals()
+        naive = total[:, 1 + BASELINES.index("seasonal_naive")]
+        return ids[naive > 0], total[naive > 0] / naive[naive > 0].unsqueeze(1)
+
+    def totals(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The series indices `[S]`, each one's summed absolute errors `[S, 1 + 4]` and its count of windows `[S]`."""
         series, errors = dim_zero_cat(self.series), dim_zero_cat(self.errors)
         ids, which = torch.unique(series, return_inverse=True)
         total = errors.new_zeros(len(ids), errors.shape[1]).index_add_(0, which, errors)
-        naive = total[:, 1 + BASELINES.index("seasonal_naive")]
-        return ids[naive > 0], total[naive > 0] / naive[naive > 0].unsqueeze(1)
+        return ids, total, torch.bincount(which, minlength=len(ids))
 
     def compute(self) -> dict[str, torch.Tensor]:
         _, ratios = self.by_series()
@@ -69,13 +74,26 @@ class ScaledErrors(Metric):
         """The series indices `[S]` and each one's M4 MASE, the model's and each baseline's `[S, 1 + 4]`; a series
         whose history the seasonal naive forecasts exactly has no scale and is left out."""
         assert self.insample is not None
-        series, errors = dim_zero_cat(self.series), dim_zero_cat(self.errors)
-        ids, which = torch.unique(series, return_inverse=True)
-        total = errors.new_zeros(len(ids), errors.shape[1]).index_add_(0, which, errors)
-        mae = total / torch.bincount(which, minlength=len(ids)).unsqueeze(1).to(total.dtype)
+        ids, total, count = self.totals()
+        mae = total / count.unsqueeze(1).to(total.dtype)
         scale = self.insample.to(mae.device, mae.dtype)[ids]
         kept = torch.isfinite(scale) & (scale > 0)
         return ids[kept], mae[kept] / scale[kept].unsqueeze(1)
+
+
+def scored_baselines(
+    windows: Sequence[Windows], *more: torch.Tensor, insample: torch.Tensor | None = None
+) -> ScaledErrors:
+    """`ScaledErrors` over `windows` of each baseline (and of `more` forecasts `[N, H * C]`, after them), the
+    seasonal naive's in the model's place: what a model is scored beside, without one."""
+    baselines = torch.cat([w.baselines for w in windows])
+    series = torch.cat([torch.full((len(w),), w.series) for w in windows])
+    naive = baselines[:, BASELINES.index("seasonal_naive")].unsqueeze(1)
+    metric = ScaledErrors()
+    metric.insample = insample
+    forecasts = torch.cat([naive, baselines, *(forecast.unsqueeze(1) for forecast in more)], dim=1)
+    metric.update(forecasts, torch.cat([w.targets for w in windows]), series)
+    return metric
 
 
 class ForecastModel(TaskModule):
@@ -261,23 +279,24 @@ class ForecastModel(TaskModule):
         net = self.net
         if getattr(net, "start_choice", None) != "auto" or getattr(net, "skip", None) != "learned" or self.start_line:
             return
-        windows = val_set.datasets if isinstance(val_set, PanelWindows) else [val_set]
-        windows = [w for w in windows if len(w)]
+        windows = [w for w in (val_set.datasets if isinstance(val_set, PanelWindows) else [val_set]) if len(w)]
         if not windows:
             return
-        baselines = torch.cat([w.baselines for w in windows])
-        series = torch.cat([torch.full((len(w),), w.series) for w in windows])
-        metric = ScaledErrors()
-        naive = baselines[:, BASELINES.index("seasonal_naive")].unsqueeze(1)
-        metric.update(torch.cat([naive, baselines], dim=1), torch.cat([w.targets for w in windows]), series)
-        scores = {name: float(metric.compute().get(f"mase_{name}", 1.0)) for name in BASELINES}
-        best = min(net.NAIVE, key=lambda name: scores[name])
-        if scores[best] > (1 - self.START_MARGIN) * scores[net.START]:  # within the validation's noise: the default
-            best = net.START
+        mase = scored_baselines(windows).compute()
+        scores = {name: float(mase.get(f"mase_{name}", 1.0)) for name in BASELINES}
+        best = self.pick_start(scores)
         net.start_at(best)
         shown = ", ".join(f"{NAMES[name]} {scores[name]:.3f}" for name in sorted(scores, key=scores.get))
         self.start_line = f"val/start: {best}, the {NAMES[best]} (validation MASE: {shown}; ETS is not a start)"
         log.info(self.start_line)
+
+    def pick_start(self, scores: dict[str, float]) -> str:
+        """The naive forecast of lowest validation MASE in `scores`, where it is `START_MARGIN` ahead of the
+        default start's (within it, the noise of a few validation windows); ETS is scored but not a start."""
+        best = min(self.net.NAIVE, key=lambda name: scores[name])
+        if scores[best] > (1 - self.START_MARGIN) * scores[self.net.START]:
+            return self.net.START
+        return best
 
     def expected_initial_loss(self, batch: Any, target: torch.Tensor) -> tuple[float, str]:
         skip = getattr(self.net, "skip", "none")
@@ -288,9 +307,12 @@ class ForecastModel(TaskModule):
         naive = batch[3][:, BASELINES.index(start)].to(self.task.mean.device)
         output = (naive - self.task.mean) / self.task.std
         if quantiles := self.quantiles:
-            # Each quantile starts at the naive forecast plus its normal quantile times the naive's in-window error.
-            values = batch[0][..., : self.net.num_values].to(output.device)  # the inputs, on the task's scale
-            scale = naive_error(values, self.net.season).squeeze(1).repeat(1, output.shape[1] // values.shape[-1])
+            # Each quantile starts at the naive forecast plus its normal quantile times the naive's in-window error,
+            # over the observed steps only, as the network takes it.
+            inputs = batch[0].to(output.device)  # on the task's scale
+            values, observed = inputs[..., : self.net.num_values], inputs[..., -1:] if self.net.observed else None
+            scale = naive_error(values, self.net.season, observed).squeeze(1)
+            scale = scale.repeat(1, output.shape[1] // values.shape[-1])
             start_at = output.unsqueeze(-1) + scale.unsqueeze(-1) * normal_quantiles(quantiles).to(output.device)
             z = (target.to(output.device) - self.task.mean) / self.task.std
             loss = pinball(start_at, z, quantiles)
