@@ -42,7 +42,7 @@ def test_metric(model: str, args: list[str], folder: Path) -> float:
     return metrics.get("test/acc", next(iter(metrics.values())))
 
 
-def measure(name: str, root: Path, seed: int, steps: int = 100) -> dict[str, object]:
+def measure(name: str, root: Path, seed: int, steps: int = 100, rules: list[str] | None = None) -> dict[str, object]:
     folder = root / name
     folder.mkdir(parents=True)
     case = next((c for c in CASES if c.name == name), None)
@@ -50,7 +50,7 @@ def measure(name: str, root: Path, seed: int, steps: int = 100) -> dict[str, obj
     args = [*(case.write(folder, False) if case else []), f"--seed_everything={seed}"]
     with contextlib.chdir(folder), silenced():
         test = range_test(["--model", model, *args, "--trainer.enable_progress_bar=false"], 1e-6, 1.0, steps)
-    suggested = {rule: read(test.lrs, test.losses) for rule, read in RULES.items()}
+    suggested = {rule: RULES[rule](test.lrs, test.losses, test.configured) for rule in rules or RULES}
     row: dict[str, object] = {"case": name, "model": model, "config": config_lr(model)}
     trained: dict[float, float] = {}
     for label, lr in [("config", row["config"]), *suggested.items()]:
@@ -61,8 +61,7 @@ def measure(name: str, root: Path, seed: int, steps: int = 100) -> dict[str, obj
     return row
 
 
-def table(rows: list[dict[str, object]]) -> str:
-    rules = list(RULES)
+def table(rows: list[dict[str, object]], rules: list[str]) -> str:
     lines = [
         "| case | model | config's LR: test acc | " + " | ".join(f"`{r}`: LR, test acc" for r in rules) + " |",
         "|---|---|---|" + "---|" * len(rules),
@@ -82,11 +81,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--only", nargs="+", choices=names, help="these cases only")
     parser.add_argument("--seed", type=int, default=42, help="seeds the range test and every training")
     parser.add_argument("--num_training", type=int, default=100, help="the range test's steps (lr_find's)")
+    parser.add_argument("--rules", nargs="+", choices=sorted(RULES), default=list(RULES), help="these rules only")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as root:
-        rows = [measure(name, Path(root), args.seed, args.num_training) for name in (args.only or names)]
-    print(table(rows))
-    for rule in RULES:
+        rows = [measure(name, Path(root), args.seed, args.num_training, args.rules) for name in (args.only or names)]
+    print(table(rows, args.rules))
+    for rule in args.rules:
         kept = [r for r in rows if r[rule][0] is not None]
         as_good = sum(r[rule][1] >= r["config"][1] for r in kept)
         print(f"{rule}: at least the config's test acc in {as_good} of {len(kept)} cases with a suggestion")

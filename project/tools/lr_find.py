@@ -29,6 +29,7 @@ class RangeTest:
     losses: list[float]
     plot: Path
     result: object  # Lightning's `_LRFinder`, which draws the plot
+    configured: float | None = None  # the LR the config trains at (its optimizer's first group)
 
 
 def range_test(fit_args: Sequence[str], min_lr: float, max_lr: float, num_training: int) -> RangeTest | None:
@@ -49,13 +50,15 @@ def range_test(fit_args: Sequence[str], min_lr: float, max_lr: float, num_traini
         return None
     result.results["loss"] = unbias(result.results["loss"])
     plot = Path(cli.trainer.log_dir or ".") / "lr_find.png"
-    return RangeTest(list(result.results["lr"]), result.results["loss"], plot, result)
+    configured = cli.model.optimizer([torch.nn.Parameter(torch.zeros(1))]).param_groups[0]["lr"]
+    return RangeTest(list(result.results["lr"]), result.results["loss"], plot, result, float(configured))
 
 
-def valley(lrs: Sequence[float], losses: Sequence[float]) -> float | None:
+def longest_fall(lrs: Sequence[float], losses: Sequence[float]) -> tuple[float, float, float] | None:
     """fastai's `valley`: the longest stretch over which the loss keeps falling (a longest decreasing
-    subsequence), and the LR halfway down it (by steps: by decades on the exponential sweep). As fastai,
-    the first tenth of the steps (the moving average warming up) and the last five (divergence) are left out."""
+    subsequence): its first and last LR, and the LR halfway down it (by steps: by decades on the exponential
+    sweep). As fastai, the first tenth of the steps (the moving average warming up) and the last five
+    (divergence) are left out. None where nothing falls over three steps."""
     skip = len(losses) // 10
     lrs, losses = lrs[skip:-5], losses[skip:-5]
     n = len(losses)
@@ -71,28 +74,49 @@ def valley(lrs: Sequence[float], losses: Sequence[float]) -> float | None:
         return None
     start = end - longest[end]
     third = (end - start) / 3
-    return float(lrs[start + int(third) + int(third / 2)])
+    return float(lrs[start]), float(lrs[end]), float(lrs[start + int(third) + int(third / 2)])
 
 
-def tenth_of_minimum(lrs: Sequence[float], losses: Sequence[float], skip_begin: int = 10) -> float | None:
+def valley(lrs: Sequence[float], losses: Sequence[float], configured: float | None = None) -> float | None:
+    """fastai's `valley`: halfway down the longest fall of the loss (`longest_fall`)."""
+    fall = longest_fall(lrs, losses)
+    return fall[2] if fall else None
+
+
+def on_the_fall(lrs: Sequence[float], losses: Sequence[float], configured: float | None = None) -> float | None:
+    """The config's LR where it lies on the longest fall of the loss (the range test finds nothing wrong with
+    it), else `valley`: a range test's point is not a tuned LR (docs/diagnostics.md), so it moves a config's
+    LR only where the curve says that LR is off the fall (too low to learn, or past where the loss turns up)."""
+    fall = longest_fall(lrs, losses)
+    if fall is None:
+        return None
+    low, high, middle = fall
+    return configured if configured is not None and low <= configured <= high else middle
+
+
+def tenth_of_minimum(lrs: Sequence[float], losses: Sequence[float], configured: float | None = None) -> float | None:
     """A tenth of the LR where the smoothed loss is lowest (fastai's `minimum`): the curve turns up there."""
+    skip_begin = 10
     loss = torch.tensor(losses[skip_begin:], dtype=torch.float64)
     if not len(loss) or not torch.isfinite(loss).any():
         return None
     return float(lrs[skip_begin + int(loss.nan_to_num(float("inf")).argmin())]) / 10
 
 
-RULES: dict[str, Callable[[Sequence[float], Sequence[float]], float | None]] = {
+# Each reads (LRs, losses, the config's LR) and returns its suggestion, or None.
+RULES: dict[str, Callable[[Sequence[float], Sequence[float], float | None], float | None]] = {
+    "fall": on_the_fall,
     "valley": valley,
-    "steepest": steepest_fall,
+    "steepest": lambda lrs, losses, configured=None: steepest_fall(lrs, losses),
     "minimum": tenth_of_minimum,
 }
 RULE_WORDS = {
+    "fall": "halfway down the longest fall of the loss",
     "valley": "halfway down the longest fall of the loss",
     "steepest": "steepest fall of the loss per decade",
     "minimum": "a tenth of the loss minimum's LR",
 }
-DEFAULT_RULE = "valley"
+DEFAULT_RULE = "fall"
 
 
 def main(args: Sequence[str] | None = None) -> int:
@@ -106,7 +130,7 @@ def main(args: Sequence[str] | None = None) -> int:
     if test is None:
         print("LR range test skipped: fast_dev_run runs one batch.")
         return 0
-    lr = RULES[ours.rule](test.lrs, test.losses)
+    lr = RULES[ours.rule](test.lrs, test.losses, test.configured)
     test.plot.parent.mkdir(parents=True, exist_ok=True)
     figure = test.result.plot()
     if lr is not None:
@@ -120,6 +144,10 @@ def main(args: Sequence[str] | None = None) -> int:
             "  no suggestion: the loss did not fall clearly during the sweep. Raise --num_training (a model that "
             "learns slowly needs more steps at each LR), or narrow --min_lr/--max_lr around the default LR."
         )
+        return 0
+    if ours.rule == "fall" and lr == test.configured:
+        low, high, _ = longest_fall(test.lrs, test.losses) or (lr, lr, lr)
+        print(f"  suggested LR:    {lr:.3g}, the config's: on the longest fall of the loss ({low:.2g} to {high:.2g})")
         return 0
     command = shlex.join(["python", "-m", "project.fit", *_without(fit_args, LR_FLAG), LR_FLAG, f"{lr:.3g}"])
     print(f"  suggested LR:    {lr:.3g} ({RULE_WORDS[ours.rule]})\n  train with it:   {command}")

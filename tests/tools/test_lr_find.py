@@ -54,6 +54,20 @@ def test_valley_reads_halfway_down_the_longest_fall():
     assert valley(lrs, [1.0] * len(lrs)) is None  # flat: nothing falls
 
 
+def test_the_default_rule_keeps_a_config_lr_on_the_fall_and_moves_one_off_it():
+    from project.tools.lr_find import longest_fall, on_the_fall, valley
+
+    lrs = torch.logspace(-6, 0, 100).tolist()
+    # Flat to 1e-4, falling steadily to a minimum at 1e-1, then diverging (as above).
+    losses = [2.0 - max(0.0, min(3.0, math.log10(lr) + 4)) / 2 + 5 * max(0.0, math.log10(lr) + 1) for lr in lrs]
+    low, high, middle = longest_fall(lrs, losses)
+    assert 10**-4.2 < low < 10**-3.8 and 10**-1.2 < high < 10**-0.8 and middle == valley(lrs, losses)
+    assert on_the_fall(lrs, losses, 0.003) == 0.003  # a tuned LR the curve finds nothing wrong with stays
+    assert on_the_fall(lrs, losses, 1e-5) == middle  # too low to learn: flat there
+    assert on_the_fall(lrs, losses, 0.5) == middle  # past the minimum, where the loss runs away
+    assert on_the_fall(lrs, losses, None) == middle and on_the_fall(lrs, [1.0] * 100, 0.003) is None
+
+
 def test_the_command_exits_0_and_prints_the_suggestion(capsys, build_small):
     from project.tools.lr_find import main
     from tests.conftest import FAMILIES, SMALL, TINY
