@@ -145,12 +145,12 @@ def main(args: Sequence[str] | None = None) -> int:
             "learns slowly needs more steps at each LR), or narrow --min_lr/--max_lr around the default LR."
         )
         return 0
+    why = RULE_WORDS[ours.rule]
     if ours.rule == "fall" and lr == test.configured:
         low, high, _ = longest_fall(test.lrs, test.losses) or (lr, lr, lr)
-        print(f"  suggested LR:    {lr:.3g}, the config's: on the longest fall of the loss ({low:.2g} to {high:.2g})")
-        return 0
+        why = f"the config's: on the longest fall of the loss, {low:.2g} to {high:.2g}"
     command = shlex.join(["python", "-m", "project.fit", *_without(fit_args, LR_FLAG), LR_FLAG, f"{lr:.3g}"])
-    print(f"  suggested LR:    {lr:.3g} ({RULE_WORDS[ours.rule]})\n  train with it:   {command}")
+    print(f"  suggested LR:    {lr:.3g} ({why})\n  train with it:   {command}")
     return 0
 
 
