@@ -81,18 +81,15 @@ class ScaledErrors(Metric):
         return ids[kept], mae[kept] / scale[kept].unsqueeze(1)
 
 
-def scored_baselines(
-    windows: Sequence[Windows], *more: torch.Tensor, insample: torch.Tensor | None = None
-) -> ScaledErrors:
-    """`ScaledErrors` over `windows` of each baseline (and of `more` forecasts `[N, H * C]`, after them), the
-    seasonal naive's in the model's place: what a model is scored beside, without one."""
+def scored_baselines(windows: Sequence[Windows], insample: torch.Tensor | None = None) -> ScaledErrors:
+    """`ScaledErrors` over `windows` of each baseline, the seasonal naive's in the model's place: what a model is
+    scored beside, without one."""
     baselines = torch.cat([w.baselines for w in windows])
     series = torch.cat([torch.full((len(w),), w.series) for w in windows])
     naive = baselines[:, BASELINES.index("seasonal_naive")].unsqueeze(1)
     metric = ScaledErrors()
     metric.insample = insample
-    forecasts = torch.cat([naive, baselines, *(forecast.unsqueeze(1) for forecast in more)], dim=1)
-    metric.update(forecasts, torch.cat([w.targets for w in windows]), series)
+    metric.update(torch.cat([naive, baselines], dim=1), torch.cat([w.targets for w in windows]), series)
     return metric
 
 
