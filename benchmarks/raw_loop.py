@@ -1,7 +1,7 @@
 """The training loop a careful practitioner writes without Lightning, for the parity benchmark and test.
 
 It does the same arithmetic as `Trainer.fit` on a `TaskModule`: same data order, same clipping, same
-schedule, BatchNorm's statistics recomputed where the model does, evaluation in eval mode under no_grad; on a
+schedule, BatchNorm's statistics recomputed where the Trainer does, evaluation in eval mode under no_grad; on a
 GPU, each batch moved there and the forward pass under bf16 autocast when asked, as Lightning's `bf16-mixed` does.
 """
 
@@ -20,10 +20,6 @@ from project.nets.batchnorm import recompute_statistics, trained_batchnorms
 from project.tasks import IGNORE
 
 
-def _recomputes(model: TaskModule) -> bool:
-    return bool(getattr(model, "batchnorm_images", 0))
-
-
 def tick(clock: list[float], device: torch.device) -> None:
     """A timestamp once the device has finished its queued work (CUDA kernels run asynchronously)."""
     if device.type == "cuda":
@@ -39,10 +35,13 @@ def raw_fit(
     clock: list[float] | None = None,
     device: str = "cpu",
     bf16: bool = False,
+    batchnorm_images: int = 0,
 ) -> float:
     """Train for `epochs`, evaluating after each; returns the last validation accuracy.
 
-    `clock`, if given, gets `time.perf_counter()` at the start of each epoch and at the end.
+    `clock`, if given, gets `time.perf_counter()` at the start of each epoch and at the end. `batchnorm_images`:
+    BatchNorm's statistics recomputed from this many training samples before each validation, as the
+    Trainer's `PreciseBatchNorm` does (`precise_batchnorm_images(trainer)`); 0: not.
     """
     target_device = torch.device(device)
     datamodule.prepare_data()
@@ -82,8 +81,8 @@ def raw_fit(
             if scheduler is not None:
                 scheduler.step()
         model.eval()
-        # The template recomputes BatchNorm's statistics before each validation (models/image.py); so does this loop.
-        statistics = offers(datamodule).statistics_batches(model.batchnorm_images) if _recomputes(model) else None
+        # Where the Trainer recomputes BatchNorm's statistics before each validation (PreciseBatchNorm), so does this.
+        statistics = offers(datamodule).statistics_batches(batchnorm_images) if batchnorm_images else None
         if statistics is not None:
 
             def forward(batch: Any) -> None:

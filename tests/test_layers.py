@@ -1,8 +1,9 @@
 """The rooms of project/ import downwards only, in the order docs/design.md ("Layers") writes down: read from
 the source's imports (those inside functions too), so a new import that breaks the order, or a cycle between
-two rooms, fails here with the file and line."""
+two rooms, fails here with the file and line; and no two modules import each other, even for type hints only."""
 
 import ast
+import graphlib
 from pathlib import Path
 
 import project
@@ -81,3 +82,43 @@ def test_the_check_finds_an_upward_import_which_every_cycle_between_rooms_needs(
     (package / "nets" / "net.py").write_text("def f():\n    from project.cli import main\n")  # up, lazily
     (package / "cli" / "main.py").write_text("import project.nets.net\n")  # down: allowed
     assert violations(package) == ["nets/net.py:2: nets imports cli, which sits above it"]
+
+
+def module_cycle(package: Path) -> list[str]:
+    """A cycle of modules importing each other (by any import, however deep or lazy), or []."""
+    modules = {}
+    for path in package.rglob("*.py"):
+        modules[".".join(path.relative_to(package.parent).with_suffix("").parts).removesuffix(".__init__")] = path
+    graph = {}
+    for name, path in modules.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                for alias in node.names:  # `from a.b import c` imports module a.b.c where there is one, else a.b
+                    found.add(
+                        f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in modules else node.module
+                    )
+            elif isinstance(node, ast.Import):
+                found |= {a.name for a in node.names}
+        graph[name] = {m for m in found if m in modules and m != name}
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as error:
+        return error.args[1]
+    return []
+
+
+def test_no_two_modules_import_each_other():
+    assert module_cycle(PACKAGE) == []
+
+
+def test_the_check_finds_a_cycle_through_a_type_hint_only_import(tmp_path):
+    package = tmp_path / "project"
+    (package / "data").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "data" / "__init__.py").write_text("")
+    (package / "data" / "a.py").write_text("from project.data.b import f\n")
+    (package / "data" / "b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from project.data.a import A\n"
+    )
+    assert sorted(set(module_cycle(package))) == ["project.data.a", "project.data.b"]

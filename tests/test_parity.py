@@ -5,6 +5,7 @@ import torch
 
 from benchmarks.parity import BARE
 from benchmarks.raw_loop import raw_fit
+from project.callbacks.precise_batchnorm import precise_batchnorm_images
 from project.cli import build
 from tests.conftest import FAMILIES, SMALL
 
@@ -15,7 +16,8 @@ def test_trainer_and_raw_loop_reach_identical_weights(family):
     lightning = build(family, *args)
     lightning.trainer.fit(lightning.model, lightning.datamodule)
     raw = build(family, *args)
-    raw_fit(raw.model, raw.datamodule, epochs=2, clip=raw.trainer.gradient_clip_val)
+    images = precise_batchnorm_images(raw.trainer)
+    raw_fit(raw.model, raw.datamodule, epochs=2, clip=raw.trainer.gradient_clip_val, batchnorm_images=images)
     assert lightning.trainer.global_step > 2
     trained, by_hand = lightning.model.state_dict(), raw.model.state_dict()
     assert trained.keys() == by_hand.keys()

@@ -28,7 +28,6 @@ class BaseDataModule(L.LightningDataModule, DataOffers):
     """
 
     num_classes: int
-    class_names: list[str] | None = None
     collate_fn: Callable[[list[Any]], Any] | None = None
     # Why cross-validation folds cannot be cut from this data (None: they can), e.g. one graph, a time series.
     folds_refused: ClassVar[str | None] = None
@@ -48,17 +47,6 @@ class BaseDataModule(L.LightningDataModule, DataOffers):
     def num_outputs(self) -> int:
         """The network's output width: the class count here; labels or targets in multilabel and regression data."""
         return self.num_classes
-
-    @property
-    def has_test_split(self) -> bool:
-        """Whether the test split is data of its own, not the validation split again: what `project.fit`
-        tests the best checkpoint on when the fit ends."""
-        return True
-
-    @property
-    def output_names(self) -> list[str] | None:
-        """A name per output (class, label, target) for predictions and pictures; None: numbered."""
-        return self.class_names
 
     def train_dataloader(self) -> DataLoader:
         dataset = self._require(self.train_set, "train")

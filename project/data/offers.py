@@ -2,12 +2,15 @@
 predictions and the export ask a DataModule through `offers(datamodule)` instead of probing it for names.
 
 `BaseDataModule` carries these defaults, and each DataModule fills in what it has. A LightningDataModule
-of your own offers nothing through this (`offers` gives it the defaults) and runs as it is.
+of your own offers nothing through this (`offers` gives it the defaults, and a test split where it has a
+`test_dataloader`) and runs as it is.
 """
 
 from typing import Any, ClassVar, Literal
 
+import lightning.pytorch as L
 import torch
+from lightning.pytorch.utilities.model_helpers import is_overridden
 
 
 class DataOffers:
@@ -20,15 +23,18 @@ class DataOffers:
     # to compare); `own`: the DataModule's `split_overlap()` (link level: held-out links in the training graph).
     split_check: ClassVar[Literal["samples", "masks", "own"]] = "samples"
 
+    class_names: list[str] | None = None  # classification: a name per class
+
     @property
     def output_names(self) -> list[str] | None:
         """A name per output (class, label, target) for predictions and pictures; None: numbered."""
-        return None
+        return self.class_names
 
     @property
     def has_test_split(self) -> bool:
-        """Whether the test split is data of its own: what `project.fit` tests the best checkpoint on."""
-        return False
+        """Whether the test split is data of its own, not the validation split again: what `project.fit`
+        tests the best checkpoint on when the fit ends."""
+        return True
 
     def train_targets(self) -> torch.Tensor | None:
         """The training split's targets at once, what a task learns its statistics from (standardisation,
@@ -49,9 +55,19 @@ class DataOffers:
         return None
 
 
-NOTHING = DataOffers()
+class _Nothing(DataOffers):
+    """What a DataModule of your own offers: the defaults, and a test split where it has a test loader."""
+
+    def __init__(self, has_test_split: bool) -> None:
+        self._has_test_split = has_test_split
+
+    @property
+    def has_test_split(self) -> bool:
+        return self._has_test_split
 
 
 def offers(datamodule: Any) -> DataOffers:
     """What `datamodule` offers: itself for the template's DataModules, the defaults for any other."""
-    return datamodule if isinstance(datamodule, DataOffers) else NOTHING
+    if isinstance(datamodule, DataOffers):
+        return datamodule
+    return _Nothing(isinstance(datamodule, L.LightningDataModule) and is_overridden("test_dataloader", datamodule))

@@ -211,6 +211,26 @@ def test_the_validation_split_again_is_not_reported_as_a_test():
     assert ImageFolderDataModule.has_test_split.fget(type("Folder", (), {"roots": ("a", None, "test")})())
 
 
+def test_a_datamodule_of_your_own_is_tested_after_fit_where_it_has_a_test_loader():
+    import lightning.pytorch as L
+
+    from project.data.base import BaseDataModule
+    from project.data.offers import offers
+
+    class Plain(L.LightningDataModule):
+        pass
+
+    class WithTest(L.LightningDataModule):
+        def test_dataloader(self) -> list:
+            return []
+
+    assert not offers(Plain()).has_test_split and offers(WithTest()).has_test_split
+    assert offers(Plain()).output_names is None
+    # the template's DataModules answer for themselves, from the same defaults (a test split; the class names)
+    named = type("Named", (BaseDataModule,), {"num_classes": 2, "class_names": ["a", "b"]})()
+    assert offers(named) is named and named.has_test_split and named.output_names == ["a", "b"]
+
+
 def data_modules() -> dict[str, list[str]]:
     """Every DataModule this project has (a generated project has fewer), by class path: the arguments it takes."""
     import importlib

@@ -43,7 +43,7 @@ def test_each_validation_reads_batchnorm_statistics_of_the_current_weights(build
     from project.nets.batchnorm import recompute_statistics, trained_batchnorms
 
     cli = build_cnn(
-        "--trainer.max_epochs=2", "--model.batchnorm_images=200", "--early_stopping.stopping_threshold=null"
+        "--trainer.max_epochs=2", "--trainer.callbacks.images=200", "--early_stopping.stopping_threshold=null"
     )
     cli.trainer.fit(cli.model, cli.datamodule)
     net = cli.model.net
@@ -60,7 +60,7 @@ def test_each_validation_reads_batchnorm_statistics_of_the_current_weights(build
 
     # and they differ from PyTorch's running averages, which a fit without the recomputation keeps
     plain = build_cnn(
-        "--trainer.max_epochs=2", "--model.batchnorm_images=0", "--early_stopping.stopping_threshold=null"
+        "--trainer.max_epochs=2", "--trainer.callbacks.images=0", "--early_stopping.stopping_threshold=null"
     )
     plain.trainer.fit(plain.model, plain.datamodule)
     averaged = {name: t.clone() for name, t in plain.model.net.state_dict().items()}

@@ -1,19 +1,39 @@
 """What `predict` forecasts from: the last `input_length` steps of each series, one window each, after which
 the `horizon` steps are forecast."""
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import torch
 
-from project.data.series.files import Series, read_panel
+from project.data.series.files import Missing, Series, read_panel
 from project.data.series.windows import PanelWindows, Windows, forecast_window
 from project.errors import ConfigError, DataError
 
-if TYPE_CHECKING:
-    from project.data.series.datamodule import SeriesDataModule
+
+class SeriesData(Protocol):
+    """What of a `SeriesDataModule` these functions read (named here, so that this module need not import it)."""
+
+    train_path: str | None
+    predict_path: str | None
+    future_path: str | None
+    predict_series: list[str] | None
+    series_field: str | None
+    fields: tuple[str, list[str], list[str]]
+    missing: Missing
+    input_length: int
+    horizon: int
+    season: int
+    scales: dict[str, tuple[torch.Tensor, torch.Tensor]]
+
+    @property
+    def observed(self) -> bool: ...
+
+    def load(self) -> dict[str, Series]: ...
+
+    def where(self, name: str) -> str: ...
 
 
-def forecast_windows(data: "SeriesDataModule") -> tuple[Windows | PanelWindows, list[str]]:
+def forecast_windows(data: SeriesData) -> tuple[Windows | PanelWindows, list[str]]:
     """The last `input_length` steps of each series to forecast from (`predict_path`'s, or the data's), as one
     window each whose targets are unknown (zeros), and the series' names in that order (`predict_series`, or
     every one)."""
@@ -24,7 +44,7 @@ def forecast_windows(data: "SeriesDataModule") -> tuple[Windows | PanelWindows, 
     return (PanelWindows(windows) if data.series_field else windows[0]), names
 
 
-def one_window(data: "SeriesDataModule", panel: dict[str, Series], name: str, index: int) -> Windows:
+def one_window(data: SeriesData, panel: dict[str, Series], name: str, index: int) -> Windows:
     """Series `name`'s forecast window, scaled as its training part was."""
     source = data.predict_path or data.train_path or "the series"
     if name not in panel:
@@ -44,7 +64,7 @@ def one_window(data: "SeriesDataModule", panel: dict[str, Series], name: str, in
     return forecast_window(series, data.scales[name], shape, future, own_units, index, data.observed)
 
 
-def future_covariates(data: "SeriesDataModule", name: str = "") -> torch.Tensor:
+def future_covariates(data: SeriesData, name: str = "") -> torch.Tensor:
     """The known covariates of the forecast steps of series `name`, `[horizon, K]`, from `future_path`."""
     time_field, _, covariate_fields = data.fields
     if data.future_path is None:
