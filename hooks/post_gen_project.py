@@ -9,9 +9,12 @@ parts kept are removed too.
 """
 
 import ast
+import importlib.util
 import json
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import yaml  # cookiecutter's own dependency
@@ -22,6 +25,7 @@ NAME = json.loads(r'''{{ cookiecutter.project_name | jsonify }}''')
 SLUG = json.loads(r'''{{ cookiecutter.project_slug | jsonify }}''')
 DESCRIPTION = json.loads(r'''{{ cookiecutter.description | jsonify }}''')
 AUTHOR = json.loads(r'''{{ cookiecutter.author | jsonify }}''')
+TEMPLATE = json.loads(r'''{{ cookiecutter._template | jsonify }}''')  # as given to cookiecutter
 # fmt: on
 CHOSEN = {
     "cnn": "{{ cookiecutter.include_cnn }}" == "yes",
@@ -112,6 +116,30 @@ def edit(path: Path, *replacements: tuple[str, str]) -> None:
     path.write_text(text)
 
 
+def vendor_library(root: Path) -> str:
+    """The library the project runs on (the template's lib/) as a wheel in vendor/, which the project's Makefile
+    installs from; its source goes with the template. Returns the wheel's file name."""
+    command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(root / "vendor")]
+    if importlib.util.find_spec("setuptools"):
+        command.append("--no-build-isolation")  # offline, and seconds faster
+    built = subprocess.run([*command, str(root / "lib")], capture_output=True, text=True)
+    if built.returncode != 0:
+        raise SystemExit(f"post_gen_project: building the runkit wheel from lib/ failed:\n{built.stderr[-2000:]}")
+    remove(root / "lib")
+    return next((root / "vendor").glob("lightning_runkit-*.whl")).name
+
+
+UPGRADE = """
+# runkit, the library this project runs on, installs from the wheel in vendor/, built from the template's lib/ when
+# the project was generated. A newer one: `make upgrade-runkit TEMPLATE=path/to/the/template` (a checkout of it).
+upgrade-runkit: $(STAMP)
+	@test -n "$(TEMPLATE)" || { echo "make upgrade-runkit TEMPLATE=path/to/the/template (a checkout)"; exit 2; }
+	rm -rf vendor/new && $(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir vendor/new "$(TEMPLATE)/lib"
+	rm -f vendor/*.whl && mv vendor/new/*.whl vendor/ && rmdir vendor/new
+	$(BIN)/python -m pip install --quiet --no-index --find-links vendor --force-reinstall --no-deps lightning-runkit
+"""
+
+
 def readme(families: list[str]) -> str:
     first = families[0]
     runs = "\n".join(f".venv/bin/python -m project.fit --model {f}   # {DESCRIPTIONS[f]}" for f in families)
@@ -154,11 +182,20 @@ the run with `--config`), and checkpoints. `--help` lists every option.
 ```
 project/     fit.py, doctor.py, ...: the commands; cli/ (LightningCLI, registry.py: --model NAME), tools/
   nets/      plain nn.Modules;  models/  LightningModules;  data/  DataModules;  tasks/  what a model predicts
-  callbacks/ checkpoints/ trackers/ sweeps/   a run's machinery; compat.py: every Lightning workaround
+  callbacks/ checkpoints/ trackers/ sweeps/   a run's machinery
+vendor/      runkit, the library the project runs on, as a wheel (below)
 configs/     trainer.yaml (shared), one YAML per family, presets/
 benchmarks/  scripts that print tables
 tests/       the test suite
 ```
+
+## runkit
+
+What runs the project and is not yours to edit (user errors, atomic writes, every Lightning workaround so
+far) is a library, runkit (`lightning-runkit` in `pyproject.toml`), installed by `make setup` from the wheel in
+`vendor/`, built from the template when this project was generated. To take a newer one, from a checkout of the
+template: `make upgrade-runkit TEMPLATE=path/to/the/template`. A runkit older than the project's code needs
+stops every command at start with one line that says so.
 """
 
 
@@ -173,6 +210,10 @@ def main() -> None:
         remove_part(root, parts[name])
     for name in parts["template_only"]:
         remove(root / name)
+    edit(
+        root / "pyproject.toml",
+        ('testpaths = ["tests", "lib/tests", "notebooks"]', 'testpaths = ["tests", "notebooks"]'),
+    )
     if not NOTEBOOKS:
         edit(root / "pyproject.toml", ('testpaths = ["tests", "notebooks"]', 'testpaths = ["tests"]'))
     for pattern in MARKED:
@@ -192,7 +233,22 @@ def main() -> None:
         root / "Makefile",
         ("trains the CNN", f"trains the {families[0]} model"),
         ("-m project.fit --model cnn", f"-m project.fit --model {families[0]}"),
+        ("from this checkout's lib/ beside the project.", "from vendor/ (make upgrade-runkit below)."),
+        ("$(STAMP): pyproject.toml lib/pyproject.toml constraints.txt", "$(STAMP): pyproject.toml constraints.txt"),
+        ("-c constraints.txt -e ./lib -e", "-c constraints.txt --find-links vendor -e"),
+        (".PHONY: setup", ".PHONY: upgrade-runkit setup"),
     )
+    (root / "Makefile").write_text((root / "Makefile").read_text() + UPGRADE)
+    edit(
+        root / "pyproject.toml",
+        ("the Makefile installs it from this checkout", "the Makefile installs it from vendor/"),
+    )
+    # A project stops at start when its runkit is older than its code needs, naming the command that upgrades it.
+    template = TEMPLATE if Path(TEMPLATE).is_absolute() and Path(TEMPLATE).is_dir() else "path/to/the/template"
+    edit(
+        root / "project" / "__init__.py", ('upgrade="make setup"', f'upgrade="make upgrade-runkit TEMPLATE={template}"')
+    )
+    vendor_library(root)
     (root / "README.md").write_text(readme(families))
 
 

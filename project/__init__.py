@@ -5,7 +5,13 @@ Kept import-free on purpose: `python -m project.fit --model cnn` must not pay fo
 
 import warnings
 
+import runkit  # the library that runs the project: imports nothing heavy either
+
 __version__ = "0.1.0"
+
+# The oldest runkit this code runs on: pyproject.toml's range for lightning-runkit starts here (tests/test_layers.py).
+RUNKIT = "0.1.0"
+runkit.require_version(RUNKIT, upgrade="make setup")
 
 # Lightning 2.6 on torch 2.13 warns about its own use of a torch API at every step; nothing for users to do.
 warnings.filterwarnings("ignore", message=r"`isinstance\(treespec, LeafSpec\)` is deprecated")

@@ -3,7 +3,8 @@
 The entry point only; the command is project/tools/export.py.
 """
 
-from project.errors import reported
+from runkit import reported
+
 from project.tools.export import main
 
 if __name__ == "__main__":

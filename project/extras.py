@@ -6,7 +6,7 @@ import importlib
 import importlib.util
 from typing import Any
 
-from project.errors import UserError
+from runkit import UserError
 
 # extra -> the pip packages it installs (as pyproject.toml lists them)
 EXTRAS = {

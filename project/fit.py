@@ -1,7 +1,8 @@
 """`python -m project.fit --model NAME [LightningCLI args]`: the short form of `python -m project fit`."""
 
+from runkit import reported
+
 from project.cli import main
-from project.errors import reported
 
 if __name__ == "__main__":
     with reported():

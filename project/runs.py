@@ -3,7 +3,8 @@
 The entry point only; the command is project/tools/runs.py.
 """
 
-from project.errors import reported
+from runkit import reported
+
 from project.tools.runs import main
 
 if __name__ == "__main__":

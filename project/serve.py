@@ -4,7 +4,8 @@ model behind `POST /predict`, answering what `predict` would write.
 The entry point only; the command is project/serving/command.py.
 """
 
-from project.errors import reported
+from runkit import reported
+
 from project.serving.command import main
 
 if __name__ == "__main__":

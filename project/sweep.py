@@ -3,7 +3,8 @@
 The entry point only; the command is project/sweeps/sweep_command.py.
 """
 
-from project.errors import reported
+from runkit import reported
+
 from project.sweeps.sweep_command import main
 
 if __name__ == "__main__":

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 import torch
+from runkit import UserError
 
 from project.cli import main
-from project.errors import UserError
 from tests.conftest import FAMILIES, python_m
 
 

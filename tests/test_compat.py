@@ -1,4 +1,4 @@
-"""project/compat.py is the one door into Lightning's internals: each private name it uses still exists and
+"""lib/runkit/compat.py is the one door into Lightning's internals: each private name it uses still exists and
 behaves as the workaround assumes, and no other module of the package reaches a private Lightning name."""
 
 import ast
@@ -13,8 +13,8 @@ from lightning.pytorch.callbacks import ModelCheckpoint
 from lightning.pytorch.cli import LightningCLI
 from lightning.pytorch.loggers import CSVLogger
 from lightning.pytorch.loops import _FitLoop
+from runkit import compat
 
-from project import compat
 from project.cli.lightning_cli import ProjectCLI
 from tests.conftest import FAMILIES, SMALL, TINY
 
@@ -33,14 +33,14 @@ def test_every_private_name_the_compat_module_uses_still_exists(dotted, tmp_path
     elif isinstance(found, type) and not hasattr(found, name):
         trainer = L.Trainer(logger=False, enable_checkpointing=False)
         found = trainer.fit_loop
-    assert hasattr(found, name), f"Lightning {L.__version__} has no {dotted}: see project/compat.py"
+    assert hasattr(found, name), f"Lightning {L.__version__} has no {dotted}: see lib/runkit/compat.py"
 
 
 def test_lightning_cli_still_reads_the_checkpoint_through_the_overridden_method():
     import inspect
 
     assert "self._parse_ckpt_path()" in inspect.getsource(LightningCLI.__init__), (
-        "LightningCLI no longer calls _parse_ckpt_path: before_ckpt_path_read would never run (project/compat.py)"
+        "LightningCLI no longer calls _parse_ckpt_path: before_ckpt_path_read would never run (lib/runkit/compat.py)"
     )
     assert ProjectCLI._parse_ckpt_path is compat.CheckpointCheckingCLI._parse_ckpt_path
 
@@ -149,7 +149,7 @@ def test_no_module_but_compat_touches_a_private_lightning_name():
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
                 defined.add(node.attr)
     offenders = {str(p.relative_to(PACKAGE)): hits for p in sources if (hits := private_lightning_accesses(p, defined))}
-    assert offenders == {}, f"private Lightning names outside project/compat.py: {offenders}"
+    assert offenders == {}, f"private Lightning names outside lib/runkit/compat.py: {offenders}"
 
 
 # Each workaround below: Lightning's behaviour is checked first, so an upgrade that changes it fails with the

@@ -6,20 +6,22 @@ import ast
 import graphlib
 from pathlib import Path
 
+import runkit
+
 import project
 
 PACKAGE = Path(project.__file__).resolve().parent
 # Lowest first. A module may import its own room and any room before it; `entries` are the thin commands at
 # the top of project/ (fit, sweep, doctor...), which nothing imports.
 LAYERS = [
-    "errors", "extras", "files", "compat",  # the cross-cutting modules at the top of project/
+    "extras",  # the cross-cutting module at the top of project/ (errors, files and compat are runkit's)
     "nets", "tasks", "data", "models",  # the rooms a user edits
     "callbacks", "trackers", "checkpoints",  # a run's machinery
     "cli",  # parse, build, fit, summarise
     "tools", "sweeps", "serving",  # what runs on top of the CLI
     "entries",
 ]  # fmt: skip
-TOP_MODULES = {"errors", "extras", "files", "compat"}
+TOP_MODULES = {"extras"}
 
 
 def room_of(path: Path, package: Path) -> str:
@@ -66,12 +68,12 @@ def test_every_room_of_the_package_is_placed():
     assert rooms - set(LAYERS) == set(), "a new room: place it in LAYERS and in docs/design.md"
 
 
-def test_at_most_four_modules_sit_at_the_top_beside_the_thin_commands():
+def test_one_module_sits_at_the_top_beside_the_thin_commands():
     top = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__", "__main__"}
     commands = {"fit", "sweep", "repeat", "runs", "doctor", "lr_find", "export", "serve"}
     assert top - commands == TOP_MODULES
     for name in commands:  # each a few lines that hand over to its room
-        assert len((PACKAGE / f"{name}.py").read_text().splitlines()) <= 12, name
+        assert len((PACKAGE / f"{name}.py").read_text().splitlines()) <= 14, name
 
 
 def test_the_check_finds_an_upward_import_which_every_cycle_between_rooms_needs(tmp_path):
@@ -122,3 +124,55 @@ def test_the_check_finds_a_cycle_through_a_type_hint_only_import(tmp_path):
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from project.data.a import A\n"
     )
     assert sorted(set(module_cycle(package))) == ["project.data.a", "project.data.b"]
+
+
+# The rooms on their way into runkit (issue 52), which may still reach inside it as its own modules do.
+MOVING = {"callbacks", "checkpoints", "trackers", "cli", "tools", "sweeps", "serving", "tasks"}
+MOVING_FILES = {"models/base.py"}  # TaskModule, runkit's contract to be
+
+
+def runkit_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, what) for every import of runkit in `path`: `runkit` for `from runkit import ...`, the module else."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "runkit":
+            found += [
+                (node.lineno, f"{node.module}.{a.name}" if node.module != "runkit" else a.name) for a in node.names
+            ]
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.split(".")[0] == "runkit"]
+    return found
+
+
+def test_the_rooms_a_user_edits_import_only_runkits_public_names(tmp_path):
+    inside = tmp_path / "net.py"
+    inside.write_text("from runkit import ConfigError\nfrom runkit.compat import unbias\n")
+    assert runkit_imports(inside) == [(1, "ConfigError"), (2, "runkit.compat.unbias")]  # the second is refused below
+    outside = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = path.relative_to(PACKAGE).as_posix()
+        if room_of(path, PACKAGE) in MOVING or name in MOVING_FILES:
+            continue
+        outside += [
+            f"{name}:{line}: {what}" for line, what in runkit_imports(path) if what not in {*runkit.__all__, "runkit"}
+        ]
+    assert outside == [], "not in runkit.__all__ (lib/runkit/__init__.py): export it there, or import what is"
+
+
+def test_runkit_never_imports_the_project():
+    library = Path(runkit.__file__).resolve().parent
+    found = [
+        f"{p.relative_to(library)}:{line}" for p in library.rglob("*.py") for line, _ in imported_rooms(p, "project")
+    ]
+    assert found == []
+
+
+def test_the_project_needs_the_runkit_its_pyproject_asks_for():
+    import re
+
+    pyproject = (PACKAGE.parent / "pyproject.toml").read_text()
+    asked = re.search(r'"lightning-runkit>=([\d.]+),<([\d.]+)"', pyproject)
+    assert asked and project.RUNKIT.startswith(asked[1]), "project.RUNKIT and pyproject.toml's range disagree"
+    from packaging.version import Version
+
+    assert Version(runkit.__version__) >= Version(project.RUNKIT)

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -143,8 +144,11 @@ def test_default_project_is_named_complete_and_passes_its_own_tests(template, al
     assert (project / "README.md").read_text().startswith("# Bird Songs\n\nClassifies bird songs.")
     pyproject = (project / "pyproject.toml").read_text()
     assert 'name = "bird_songs"' in pyproject and 'authors = [{ name = "A. Tester" }]' in pyproject
-    for left_out in ("logs", "data", ".venv", "hooks", "cookiecutter.json", *PARTS["template_only"]):
+    for left_out in ("logs", "data", ".venv", "hooks", "cookiecutter.json", "lib", *PARTS["template_only"]):
         assert not (project / left_out).exists(), left_out
+    # runkit, as a wheel the Makefile installs, in the version range the project asks for
+    assert [p.name for p in (project / "vendor").iterdir()] == ["lightning_runkit-0.1.0-py3-none-any.whl"]
+    assert '"lightning-runkit>=0.1,<0.2"' in pyproject and "--find-links vendor" in (project / "Makefile").read_text()
     assert not list(project.rglob("__pycache__"))
     assert (project / ".github/workflows/tests.yml").is_file() and (project / "notebooks/01_quickstart.ipynb").is_file()
     assert not any("# part:" in text for text in text_files(project).values())
@@ -153,10 +157,10 @@ def test_default_project_is_named_complete_and_passes_its_own_tests(template, al
     assert Path(where.strip()).is_relative_to(project)
     # With every part kept, each file is the template's own, less its markers: its full suite is the template's,
     # which runs beside this test. The hook rewrites only the files it names.
-    rewritten = {"README.md", "pyproject.toml", "Makefile"}
+    rewritten = {"README.md", "pyproject.toml", "Makefile", "project/__init__.py"}
     for path in project.rglob("*"):
         name = str(path.relative_to(project))
-        if path.is_file() and name not in rewritten and not name.endswith(".ipynb"):
+        if path.is_file() and name not in rewritten and not name.endswith((".ipynb", ".whl")):
             assert path.read_text() == unmarked((template / name).read_text()), name
     lint(project)
     tests = python(project, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_readme.py")
@@ -226,3 +230,38 @@ def test_questions_and_hooks_are_well_formed():
     assert questions["_copy_without_render"] == ["*"]  # no Jinja inside the project's own files
     for hook in (REPO / "hooks").glob("*.py"):
         assert 'if __name__ == "__main__":' in hook.read_text(), hook
+
+
+@pytest.mark.slow
+def test_a_generated_project_upgrades_its_runkit_in_one_command_and_passes_its_tests_again(template, tmp_path):
+    """`make upgrade-runkit TEMPLATE=...` builds the newer template's runkit into vendor/ and installs it; here into
+    a venv of the project's own over this one's packages (so this environment's runkit stays), as `make setup`
+    would have made it. An older runkit than the code needs stops the project's commands in one line."""
+    project = generate(template, tmp_path / "out", include_lstm="no", include_gcn="no")
+    newer = tmp_path / "newer"  # the template a release later: runkit 0.1.1
+    shutil.copytree(template / "lib", newer / "lib", ignore=shutil.ignore_patterns("*.egg-info", "build"))
+    init = newer / "lib" / "runkit" / "__init__.py"
+    init.write_text(init.read_text().replace('__version__ = "0.1.0"', '__version__ = "0.1.1"'))
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", venv], check=True)
+    bin_ = venv / "bin"
+    upgrade = ["make", "upgrade-runkit", f"TEMPLATE={newer}", f"BIN={bin_}", f"STAMP={project / 'Makefile'}"]
+    made = subprocess.run(upgrade, cwd=project, capture_output=True, text=True, timeout=600)
+    assert made.returncode == 0, made.stdout[-2000:] + made.stderr[-2000:]
+    assert [p.name for p in (project / "vendor").iterdir()] == ["lightning_runkit-0.1.1-py3-none-any.whl"]
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([bin_ / "python", *args], cwd=project, capture_output=True, text=True, timeout=600)
+
+    assert run("-c", "import runkit; print(runkit.__version__)").stdout.strip() == "0.1.1"
+    tests = run("-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_layers.py")
+    assert tests.returncode == 0 and re.search(r"\d+ passed", tests.stdout), tests.stdout[-3000:]
+    fit = run("-m", "project.fit", "--model", "cnn", "--trainer.fast_dev_run", "1")
+    assert fit.returncode == 0 and "fast_dev_run finished" in fit.stdout, fit.stderr[-3000:]
+    # code that needs a newer runkit than the one installed: one line, both versions, the upgrade command
+    code = project / "project" / "__init__.py"
+    code.write_text(code.read_text().replace('RUNKIT = "0.1.0"', 'RUNKIT = "0.2.0"'))
+    stopped = run("-m", "project.fit", "--model", "cnn", "--trainer.fast_dev_run", "1")
+    assert stopped.returncode == 1 and stopped.stdout == ""
+    needs = "runkit 0.1.1 is installed, and this project needs 0.2.0 or newer"
+    assert stopped.stderr.strip() == f"{needs}: make upgrade-runkit TEMPLATE={template}"  # the one it came from

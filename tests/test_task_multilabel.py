@@ -5,8 +5,8 @@ import math
 
 import pytest
 import torch
+from runkit import TrainingProblem
 
-from project.errors import TrainingProblem
 from project.tasks import Multilabel
 from tests.test_tasks import bound
 

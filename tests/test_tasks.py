@@ -3,8 +3,8 @@ test_task_regression.py), and each task model's run its family's tests."""
 
 import pytest
 import torch
+from runkit import TrainingProblem
 
-from project.errors import TrainingProblem
 from project.tasks import Multiclass
 
 

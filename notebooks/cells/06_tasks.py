@@ -20,8 +20,8 @@ import warnings
 import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
+from runkit import TrainingProblem
 
-from project.errors import TrainingProblem
 from project.tasks import Multiclass, Multilabel, Regression
 
 logging.getLogger("lightning.pytorch").setLevel(logging.ERROR)

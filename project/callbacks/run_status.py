@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import lightning.pytorch as L
+from runkit import write_atomically
 
 from project.callbacks.early_stopping import how_it_ended
 from project.callbacks.graceful_stop import StoppedBySignal
-from project.files import write_atomically
 
 FILENAME = "status.json"
 

@@ -13,9 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from lightning.fabric.plugins.io.torch_io import TorchCheckpointIO
-
-from project.errors import CheckpointError
-from project.files import UnsafePickle, load_plain_data, write_atomically
+from runkit import CheckpointError, UnsafePickle, load_plain_data, write_atomically
 
 
 class AtomicCheckpointIO(TorchCheckpointIO):

@@ -7,8 +7,7 @@ import lightning.pytorch as L
 import numpy as np
 import torch
 from lightning.pytorch.utilities import rank_zero_warn
-
-from project.compat import load_pending_loader_state
+from runkit.compat import load_pending_loader_state
 
 
 class ResumeState(L.Callback):

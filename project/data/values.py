@@ -3,7 +3,7 @@
 import math
 from pathlib import Path
 
-from project.errors import DataError
+from runkit import DataError
 
 
 def read_number(text: str | None, path: Path, line: int, field: str = "", empty: str = "") -> float:

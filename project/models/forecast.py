@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import torch
+from runkit import ConfigError
 from torchmetrics import MeanMetric, Metric, MetricCollection
 from torchmetrics.regression import MeanAbsoluteError
 from torchmetrics.utilities import dim_zero_cat
 
 from project.data.series.baselines import BASELINES, NAMES
 from project.data.series.windows import PanelWindows, Windows
-from project.errors import ConfigError
 from project.models.base import TaskModule
 from project.nets.forecaster import naive_error, normal_quantiles
 from project.tasks.regression import pinball

@@ -7,11 +7,11 @@ from typing import ClassVar
 import torch
 from lightning.pytorch.cli import OptimizerCallable
 from lightning.pytorch.utilities import rank_zero_warn
+from runkit import ConfigError
 from torch import nn
 from torch_geometric.data import Batch, Data
 
 from project.data.offers import offers
-from project.errors import ConfigError
 from project.models.base import SchedulerCallable, TaskModule
 from project.tasks import LinkPrediction, Task
 

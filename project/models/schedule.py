@@ -2,10 +2,9 @@
 
 import math
 
+from runkit import ConfigError
 from torch.optim import Optimizer
 from torch.optim.lr_scheduler import LambdaLR
-
-from project.errors import ConfigError
 
 
 class WarmupCosineLR(LambdaLR):

@@ -5,9 +5,9 @@ from itertools import pairwise
 from typing import Literal
 
 import torch
+from runkit import ConfigError
 from torch import nn
 
-from project.errors import ConfigError
 from project.nets.init import init_weights
 
 ConvKind = Literal["standard", "grouped", "depthwise_separable"]

@@ -4,6 +4,7 @@ from itertools import pairwise
 from typing import Any, Literal
 
 import torch
+from runkit import ConfigError
 from torch import nn
 from torch_geometric.nn import (
     GATConv,
@@ -17,7 +18,6 @@ from torch_geometric.nn import (
     global_mean_pool,
 )
 
-from project.errors import ConfigError
 from project.nets.gcn_layer import GCNLayer
 from project.nets.init import init_weights
 

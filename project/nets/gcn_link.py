@@ -3,9 +3,9 @@
 from typing import Any, Literal
 
 import torch
+from runkit import ConfigError
 from torch import nn
 
-from project.errors import ConfigError
 from project.nets.gcn import GCNEncoder
 from project.nets.init import init_weights
 

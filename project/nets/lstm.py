@@ -4,10 +4,10 @@ import itertools
 from typing import Any, Literal
 
 import torch
+from runkit import ConfigError, DataError
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from project.errors import ConfigError, DataError
 from project.nets.init import init_weights
 from project.nets.ngram_bag import NgramBag
 from project.nets.sequence_pooling import AttentionPool, length_mask, masked_max, masked_mean

@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import Literal
 
 import torch
+from runkit import ConfigError, UnsafePickle, load_plain_data
 from torch import nn
 
-from project.errors import ConfigError
-from project.files import UnsafePickle, load_plain_data
 from project.nets.cnn import NormKind, make_norm
 from project.nets.init import init_weights
 

@@ -7,8 +7,7 @@ words to a file that keeps case."""
 from pathlib import Path
 
 import torch
-
-from project.errors import DataError
+from runkit import DataError
 
 
 def read_vectors(path: str | Path, words: list[str], width: int) -> tuple[torch.Tensor, torch.Tensor]:

@@ -10,8 +10,9 @@ import os
 import signal
 from pathlib import Path
 
+from runkit import ConfigError
+
 from project.checkpoints.io import read_checkpoint
-from project.errors import ConfigError
 from project.extras import require
 
 MAX_PAYLOAD_MB = 10  # a larger body is answered 413 before it is read whole

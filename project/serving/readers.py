@@ -8,9 +8,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import torch
+from runkit import ConfigError
 from torch.utils.data import default_collate
 
-from project.errors import ConfigError
 from project.extras import import_object
 
 # Where each DataModule's requests are read: the first class of its MRO named here. By name and path, so that a

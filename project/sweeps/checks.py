@@ -6,8 +6,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from runkit import ConfigError
+
 from project.cli.model_flag import expand_model_flag
-from project.errors import ConfigError
 from project.sweeps.runs import key_args
 from project.sweeps.spec import SweepSpec
 from project.trackers.stacking import runs_root

@@ -1,9 +1,9 @@
 """k-fold cross-validation as a callback, so that every DataModule's own seeded split serves it unchanged."""
 
 import lightning.pytorch as L
+from runkit import ConfigError
 
 from project.data.base import BaseDataModule
-from project.errors import ConfigError
 
 
 class CrossValidation(L.Callback):

@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import lightning.pytorch as L
-
-from project.files import write_atomically
+from runkit import write_atomically
 
 
 class EpochRecord(L.Callback):

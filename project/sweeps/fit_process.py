@@ -10,8 +10,9 @@ import os
 import signal
 import sys
 
+from runkit import reported
+
 from project.cli import main
-from project.errors import reported
 
 PARENT_VARIABLE = "PROJECT_RUN_PARENT"  # the starting process's pid; the run's own DDP processes do not see it
 

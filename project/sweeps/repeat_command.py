@@ -11,8 +11,9 @@ import csv
 import sys
 from collections.abc import Sequence
 
+from runkit import ConfigError
+
 from project.cli.model_flag import config_files, find_model_flag
-from project.errors import ConfigError
 
 
 def main(args: Sequence[str] | None = None) -> int:

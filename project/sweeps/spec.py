@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
-from project.errors import ConfigError
+from runkit import ConfigError
 
 SAMPLERS = ("tpe", "random", "grid")
 PRUNERS = ("median", "successive_halving", "hyperband", "none")

@@ -10,8 +10,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from runkit import ConfigError
+
 from project.cli.model_flag import find_model_flag
-from project.errors import ConfigError
 
 
 def main(args: Sequence[str] | None = None) -> int:

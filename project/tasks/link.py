@@ -5,11 +5,11 @@ from collections.abc import Sequence
 
 import torch
 import torch.nn.functional as F
+from runkit import TrainingProblem
 from torchmetrics import Metric, MetricCollection
 from torchmetrics.classification import BinaryAUROC, BinaryAveragePrecision
 from torchmetrics.wrappers import LambdaInputTransformer
 
-from project.errors import TrainingProblem
 from project.tasks.base import Task
 
 

@@ -6,10 +6,10 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
+from runkit import TrainingProblem
 from torchmetrics import MetricCollection
 from torchmetrics.classification import MulticlassAccuracy, MulticlassConfusionMatrix, MulticlassF1Score
 
-from project.errors import TrainingProblem
 from project.tasks import figures
 from project.tasks.base import Task, rows_sum_to_one
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
+from runkit import TrainingProblem
 from torchmetrics import MetricCollection
 from torchmetrics.classification import (
     MultilabelAveragePrecision,
@@ -14,7 +15,6 @@ from torchmetrics.classification import (
     MultilabelStatScores,
 )
 
-from project.errors import TrainingProblem
 from project.tasks import figures
 from project.tasks.base import Task, rows_sum_to_one
 

@@ -6,10 +6,10 @@ from typing import Any, Literal
 
 import torch
 import torch.nn.functional as F
+from runkit import ConfigError, TrainingProblem
 from torchmetrics import MetricCollection
 from torchmetrics.regression import MeanAbsoluteError, MeanSquaredError, R2Score
 
-from project.errors import ConfigError, TrainingProblem
 from project.tasks import figures
 from project.tasks.base import Task
 

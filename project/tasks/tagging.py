@@ -7,10 +7,10 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
+from runkit import TrainingProblem
 from torchmetrics import MetricCollection
 from torchmetrics.classification import MulticlassAccuracy
 
-from project.errors import TrainingProblem
 from project.nets.crf import CRF
 from project.tasks import figures
 from project.tasks.base import Task

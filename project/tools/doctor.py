@@ -13,12 +13,12 @@ from typing import Any
 
 import torch
 from lightning.pytorch import Callback, LightningModule, Trainer
+from runkit import TrainingProblem
 
 from project.callbacks.diagnostics import CHECKS, Diagnostics
 from project.callbacks.training_checks import named_tensors
 from project.cli import compose
 from project.data.offers import offers
-from project.errors import TrainingProblem
 from project.models.base import TaskModule
 from project.tools.table import markdown
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
+from runkit.compat import steepest_fall, unbias
 
 from project.cli import compose
-from project.compat import steepest_fall, unbias
 
 LR_FLAG = "--model.optimizer.init_args.lr"
 

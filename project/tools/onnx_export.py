@@ -20,11 +20,11 @@ from typing import Any
 import numpy as np
 import torch
 import yaml
+from runkit import ConfigError, UserError
 from torch import nn
 
 from project.checkpoints.io import read_checkpoint
 from project.data.offers import offers
-from project.errors import ConfigError, UserError
 from project.extras import require
 
 FIT_ONLY = ("ckpt_path", "weights_only")  # keys of a saved fit config that building the model does not take

@@ -9,8 +9,8 @@ from typing import Any, Literal
 
 from lightning.pytorch.loggers import MLFlowLogger as LightningMLFlowLogger
 from lightning.pytorch.utilities import rank_zero_only
+from runkit import ConfigError
 
-from project.errors import ConfigError
 from project.extras import require
 from project.trackers.reattach import run_folder, unlogged
 

@@ -4,7 +4,8 @@ names the run folder, the others write into it, and a logger stacked twice is ke
 from pathlib import Path
 from typing import Any
 
-from project.errors import ConfigError
+from runkit import ConfigError
+
 from project.extras import import_object
 
 FOLDER_KEYS = ("save_dir", "name", "version")

@@ -140,7 +140,7 @@ def test_parser_errors_are_one_line_with_the_closest_valid_name(tmp_path):
 
 
 def test_a_fit_refused_before_its_first_step_leaves_no_run_folder(tmp_path):
-    from project.errors import DataError
+    from runkit import DataError
 
     with pytest.raises(DataError, match="the train split is empty"):
         main(["--model", "cnn", *TINY, "--data.num_train=0", "--data.num_val=8"], subcommand="fit")

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 import torch
 from PIL import Image
+from runkit import DataError
 from torch.utils.data import Dataset
 
 from project.data.images import ImageFolderDataModule, ShapesDataModule
 from project.data.images.shapes import SHAPES, generate_shapes
 from project.data.images.transforms import ImageTransform
 from project.data.sampling import EpochRandomSampler
-from project.errors import DataError
 
 
 def test_shapes_are_deterministic_balanced_and_seeded():

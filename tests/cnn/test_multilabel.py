@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 import torch
 from PIL import Image
+from runkit import DataError
 
 from project.cli import build
 from project.data.images import ImageLabelsDataModule, ShapeSetsDataModule
 from project.data.images.shapes import SHAPES, generate_shape_sets
-from project.errors import DataError
 from tests.conftest import SMALL, TINY, fit_and_read_events
 
 

@@ -7,9 +7,9 @@ import pickle
 
 import pytest
 import torch
+from runkit import CheckpointError, ConfigError
 from torch import nn
 
-from project.errors import CheckpointError, ConfigError
 from project.models.base import load_net_weights
 from project.models.image import ImageModel
 from project.nets.receptive_field import receptive_field

@@ -2,6 +2,7 @@ import math
 
 import pytest
 import torch
+from runkit import ConfigError
 from torch_geometric.data import Data
 
 from project.data.graphs import GraphClassificationDataModule
@@ -10,7 +11,6 @@ from project.data.graphs.features import with_node_features
 from project.data.graphs.files import load_planetoid
 from project.data.graphs.node_level import NodeClassificationDataModule
 from project.data.graphs.synthetic import FAMILIES, structure_graphs
-from project.errors import ConfigError
 
 
 def test_structure_graphs_are_seeded_balanced_and_varied():

@@ -7,9 +7,9 @@ import math
 import pytest
 import torch
 import torch.nn.functional as F
+from runkit import DataError, TrainingProblem
 
 from project.cli import build
-from project.errors import DataError, TrainingProblem
 from project.tasks import LinkPrediction
 from project.tasks.link import PositiveRank
 from tests.conftest import TINY

@@ -2,10 +2,10 @@
 
 import pytest
 import torch
+from runkit import ConfigError, DataError, MissingDataError
 
 from project.data.graphs import LinkPredictionDataModule
 from project.data.graphs.link_pairs import EdgeSet, canonical_edges
-from project.errors import ConfigError, DataError, MissingDataError
 
 SMALL = {"sbm_nodes": 400, "sbm_communities": 4}
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 from rdkit import Chem
+from runkit import ConfigError, DataError
 from torch_geometric.data import Batch
 
 from project.cli import build, main
@@ -20,7 +21,6 @@ from project.data.graphs.molecules import (
     read_molecules,
     scaffold_split,
 )
-from project.errors import ConfigError, DataError
 from project.nets.gcn import GCN
 from tests.conftest import TINY
 

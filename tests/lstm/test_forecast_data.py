@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 import torch
+from runkit import ConfigError, DataError
 
 from project.data.series import SeriesDataModule
 from project.data.series.files import read_panel
-from project.errors import ConfigError, DataError
 
 
 def write(path: Path, times: list[str], values: list[str], header: str = "time,value") -> Path:

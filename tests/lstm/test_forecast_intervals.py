@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 import torch
+from runkit import ConfigError
 
 from project.cli import build
 from project.cli.registry import CONFIG_DIR
-from project.errors import ConfigError
 from project.models.forecast import ForecastModel
 from project.nets.forecaster import LSTMForecaster
 from project.tasks import Regression

@@ -4,12 +4,12 @@ import random
 
 import pytest
 import torch
+from runkit import ConfigError
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
 from project.data.text.vocab import Vocabulary, tokenize
-from project.errors import ConfigError
 from project.nets.lstm import LSTMClassifier, LSTMTagger
 from project.nets.ngram_bag import C_GRID, FOLDS, NgramBag, occurrences, pad
 from tests.real_data import FILLER, NEGATIVE, POSITIVE

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 import torch
+from runkit import DataError
 from seqeval.metrics import f1_score, precision_score, recall_score
 from seqeval.metrics.sequence_labeling import get_entities
 
 from project.cli import build, main
 from project.data.text import TaggingDataModule
 from project.data.text.conll import TaggedSentence, read_conll
-from project.errors import DataError
 from project.nets.crf import CRF
 from project.tasks import IGNORE, Tagging
 from project.tasks.spans import SpanCounts, spans

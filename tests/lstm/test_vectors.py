@@ -2,8 +2,8 @@
 
 import pytest
 import torch
+from runkit import ConfigError, DataError
 
-from project.errors import ConfigError, DataError
 from project.nets.lstm import LSTMClassifier, LSTMEncoder
 from project.nets.vectors import read_vectors
 

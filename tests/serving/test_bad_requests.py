@@ -75,7 +75,7 @@ def test_without_the_serve_extra_the_pip_command_is_named(monkeypatch, tmp_path)
 
 
 def test_a_missing_onnx_file_names_the_export_command(tmp_path):
-    from project.errors import ConfigError
+    from runkit import ConfigError
 
     checkpoint = tmp_path / "model.ckpt"
     torch.save({"state_dict": {}}, checkpoint)

@@ -4,9 +4,9 @@ from collections import Counter
 
 import pytest
 import torch
+from runkit import ConfigError
 
 from project.data.base import fold_split
-from project.errors import ConfigError
 from tests.conftest import FAMILIES, SMALL
 
 

@@ -110,7 +110,7 @@ def test_a_difference_beyond_the_tolerance_fails_the_export_with_exit_status_1()
 
 # part: gcn
 def test_a_gat_network_cannot_be_exported_and_says_why():
-    from project.errors import ConfigError
+    from runkit import ConfigError
 
     model = build("gcn", *TINY, *SMALL["gcn"], "--model.net.conv=gat").model
     with pytest.raises(ConfigError, match="GATConv .* torch.export cannot trace"):

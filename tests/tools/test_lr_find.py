@@ -8,9 +8,9 @@ import lightning.pytorch as L
 import pytest
 import torch
 from lightning.pytorch.tuner import Tuner
+from runkit import compat
 from torch.utils.data import DataLoader, TensorDataset
 
-from project import compat
 from tests.test_diagnostics import MLP, Tiny
 
 

@@ -7,8 +7,7 @@ from typing import Any
 
 import torch
 from lightning.pytorch import LightningModule, Trainer
-
-from project.errors import TrainingProblem
+from runkit import TrainingProblem
 
 
 @dataclass

@@ -4,11 +4,11 @@ from typing import Any
 
 import torch
 from lightning.pytorch import LightningModule, Trainer
+from runkit import TrainingProblem
 
 from project.callbacks import training_checks as checks
 from project.callbacks.checks.base import Check, Report
 from project.callbacks.training_checks import NAN_FIXES
-from project.errors import TrainingProblem
 
 
 class FirstBatches(Check):

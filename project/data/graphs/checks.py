@@ -1,9 +1,8 @@
 """Checks that turn a broken graph into an error naming the graph and the problem."""
 
 import torch
+from runkit import DataError
 from torch_geometric.data import Data
-
-from project.errors import DataError
 
 
 def check_graph(data: Data, where: str, num_classes: int | None = None) -> None:

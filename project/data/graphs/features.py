@@ -10,11 +10,10 @@ from typing import Literal
 
 import torch
 import torch.nn.functional as F
+from runkit import ConfigError
 from torch_geometric.data import Data
 from torch_geometric.transforms import LocalDegreeProfile
 from torch_geometric.utils import degree
-
-from project.errors import ConfigError
 
 NodeFeature = Literal["given", "constant", "degree", "degree_profile"]
 

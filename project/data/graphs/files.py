@@ -8,9 +8,8 @@ import math
 from pathlib import Path
 from typing import Literal
 
+from runkit import DataError, MissingDataError
 from torch_geometric.datasets import Planetoid, TUDataset
-
-from project.errors import DataError, MissingDataError
 
 PLANETOID_PARTS = ("x", "tx", "allx", "y", "ty", "ally", "graph", "test.index")
 

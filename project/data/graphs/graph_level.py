@@ -3,6 +3,7 @@
 from typing import Any, Literal
 
 import torch
+from runkit import DataError
 from torch_geometric.data import Data
 from torch_geometric.loader.dataloader import Collater
 
@@ -16,7 +17,6 @@ from project.data.graphs.synthetic import (
     assortativity_graphs,  # part: regression
     structure_graphs,
 )
-from project.errors import DataError
 
 # Where the graphs come from; the molecules part adds SMILES and SDF files (a scaffold without it keeps the first).
 GraphSource = Literal["synthetic", "tu"]

@@ -3,6 +3,7 @@
 from typing import Any, Literal
 
 import torch
+from runkit import ConfigError, DataError
 from torch.utils.data import Dataset, Sampler
 from torch_geometric.data import Data
 
@@ -20,7 +21,6 @@ from project.data.graphs.link_sources import (
 )
 from project.data.graphs.neighbor_sampling import NeighborSampler
 from project.data.sampling import global_seed
-from project.errors import ConfigError, DataError
 
 
 class LinkPredictionDataModule(BaseDataModule):

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import torch
+from runkit import DataError, MissingDataError
 from torch_geometric.data import Data
 
 from project.data.base import seeded_split
-from project.errors import DataError, MissingDataError
 from project.extras import require
 
 Split = Literal["random", "scaffold"]

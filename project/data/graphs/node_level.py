@@ -3,6 +3,7 @@
 from typing import Literal
 
 import torch
+from runkit import ConfigError
 from torch.utils.data import DataLoader, Sampler
 from torch_geometric.data import Data
 from torch_geometric.datasets import KarateClub
@@ -14,7 +15,6 @@ from project.data.graphs.files import load_planetoid
 from project.data.graphs.neighbor_sampling import NeighborSampler
 from project.data.graphs.synthetic import community_graph
 from project.data.sampling import loader_generator
-from project.errors import ConfigError
 
 
 def _the_graph(items: list[Data]) -> Data:

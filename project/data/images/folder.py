@@ -7,9 +7,8 @@ from typing import Any
 import numpy as np
 import torch
 from PIL import Image, ImageOps, UnidentifiedImageError
+from runkit import DataError, MissingDataError
 from torch.utils.data import Dataset
-
-from project.errors import DataError, MissingDataError
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp"}
 

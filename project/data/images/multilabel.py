@@ -4,6 +4,7 @@ import csv
 from pathlib import Path
 
 import torch
+from runkit import DataError, MissingDataError
 from torch.utils.data import TensorDataset
 
 from project.data.base import seeded_split
@@ -11,7 +12,6 @@ from project.data.images.datamodules import ImageDataModule, ShapesDataModule
 from project.data.images.folder import IMAGE_SUFFIXES, ImageFolderDataset, Sample
 from project.data.images.shapes import generate_shape_sets
 from project.data.images.transforms import SCALE, TRANSLATE
-from project.errors import DataError, MissingDataError
 
 
 class ShapeSetsDataModule(ShapesDataModule):

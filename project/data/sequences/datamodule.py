@@ -4,11 +4,11 @@ from typing import Any
 
 import numpy as np
 import torch
+from runkit import DataError
 
 from project.data.sequences.files import Missing, NumericSequence, SequenceFile, read_sequences
 from project.data.sequences.synthetic import CHANNELS, generate_sequences
 from project.data.text.batching import PaddedSequenceDataModule, SequenceDataset
-from project.errors import DataError
 
 
 class NumericSequenceDataModule(PaddedSequenceDataModule):

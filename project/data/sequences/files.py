@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Literal
 
 import numpy as np
+from runkit import DataError
 
 from project.data.text.files import _first, _read_utf8
-from project.errors import DataError
 
 Missing = Literal["refuse", "mean"]
 FORMATS = (".csv", ".tsv", ".ts", ".npz")

@@ -13,8 +13,8 @@ import warnings
 from dataclasses import dataclass
 
 import torch
+from runkit import DataError
 
-from project.errors import DataError
 from project.nets.forecaster import with_drift
 
 # The order of `Windows.baselines` and of the logged `mae_*` metrics.

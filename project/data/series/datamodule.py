@@ -4,6 +4,7 @@ import logging
 from typing import Any, Literal
 
 import torch
+from runkit import ConfigError, DataError
 
 from project.data.base import BaseDataModule
 from project.data.series.baselines import holt_winters_forecasts
@@ -23,7 +24,6 @@ from project.data.series.spacing import (
 )
 from project.data.series.synthetic import hours, seasonal_series
 from project.data.series.windows import PanelWindows, Windows, padded
-from project.errors import ConfigError, DataError
 
 log = logging.getLogger(__name__)
 

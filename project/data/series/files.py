@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Literal
 
 import torch
+from runkit import DataError, MissingDataError
 
 from project.data.values import read_number
-from project.errors import DataError, MissingDataError
 
 log = logging.getLogger(__name__)
 

@@ -4,10 +4,10 @@ the `horizon` steps are forecast."""
 from typing import Protocol
 
 import torch
+from runkit import ConfigError, DataError
 
 from project.data.series.files import Missing, Series, read_panel
 from project.data.series.windows import PanelWindows, Windows, forecast_window
-from project.errors import ConfigError, DataError
 
 
 class SeriesData(Protocol):

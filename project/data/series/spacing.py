@@ -4,7 +4,7 @@ where each part starts, and whether a series is long enough for them."""
 import re
 from datetime import datetime
 
-from project.errors import ConfigError, DataError
+from runkit import ConfigError, DataError
 
 # The step between two rows, in days (low, high), and the season it implies: the period a practitioner names
 # first for that frequency (a day of hours, a week of days, a year of weeks, months or quarters).

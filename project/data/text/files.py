@@ -10,7 +10,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from project.errors import DataError, MissingDataError
+from runkit import DataError, MissingDataError
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".txt": "lines"}
 

@@ -7,7 +7,7 @@ truncates the end away, answers from a distractor and fails.
 
 import random
 
-from project.errors import ConfigError
+from runkit import ConfigError
 
 MARKERS = ("alpha", "beta", "gamma", "delta")
 

@@ -3,13 +3,13 @@
 from typing import Any
 
 import torch
+from runkit import DataError
 
 from project.data.text.batching import PaddedSequenceDataModule, SequenceDataset
 from project.data.text.characters import build_alphabet, spelled
 from project.data.text.conll import BioErrors, TaggedSentence, read_conll
 from project.data.text.tagged_synthetic import generate_tagged
 from project.data.text.vocab import Vocabulary
-from project.errors import DataError
 
 
 class TaggingDataModule(PaddedSequenceDataModule):

@@ -5,7 +5,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Literal
 
-from project.errors import ConfigError
+from runkit import ConfigError
 
 PAD, UNK = "<pad>", "<unk>"
 Tokenizer = Literal["words", "whitespace", "char"]

@@ -2,8 +2,7 @@
 
 import pytest
 from lightning.fabric.utilities.exceptions import MisconfigurationException
-
-from project.errors import DataError, TrainerSettingError, reported, user_error
+from runkit.errors import DataError, TrainerSettingError, reported, user_error
 
 
 def wrapped_like_jsonargparse(err: Exception) -> ValueError:

@@ -1,0 +1,47 @@
+"""runkit: what runs a Lightning project, as a library its projects depend on.
+
+Its public API is the names below, and only these: a project imports `from runkit import NAME`
+(tests/test_layers.py fails on any other import of it from the rooms a user edits). What a project
+needs of the library and cannot get here is a missing export, not a reason to reach inside.
+"""
+
+from runkit.errors import (
+    CheckpointError,
+    ConfigError,
+    DataError,
+    MissingDataError,
+    TrainerSettingError,
+    TrainingProblem,
+    UserError,
+    reported,
+    user_error,
+)
+from runkit.files import UnsafePickle, load_plain_data, write_atomically
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CheckpointError",
+    "ConfigError",
+    "DataError",
+    "MissingDataError",
+    "TrainerSettingError",
+    "TrainingProblem",
+    "UnsafePickle",
+    "UserError",
+    "__version__",
+    "load_plain_data",
+    "reported",
+    "require_version",
+    "user_error",
+    "write_atomically",
+]
+
+
+def require_version(minimum: str, upgrade: str) -> None:
+    """Stop with one line, naming both versions and `upgrade` (the command that installs a newer runkit), where
+    the installed runkit is older than `minimum`, what the project's code needs."""
+    from packaging.version import Version
+
+    if Version(__version__) < Version(minimum):
+        raise SystemExit(f"runkit {__version__} is installed, and this project needs {minimum} or newer: {upgrade}")
