@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 PYTEST := $(BIN)/python -m pytest -q -n $(JOBS) --dist loadscope --no-loadscope-reorder
 
-.PHONY: setup train test test-fast lint format clean
+.PHONY: setup train test test-slow lint format clean
 
 setup: $(STAMP)
 
@@ -31,11 +31,13 @@ $(STAMP): pyproject.toml lib/pyproject.toml constraints.txt
 train: $(STAMP)
 	$(BIN)/python -m project.fit --model cnn
 
+# The tests, less the slow end-to-end runs (marked `slow`: real processes resumed, signalled, run under DDP, swept,
+# every documented command, generated projects); `make test-slow` runs those. .ci/run runs both.
 test: $(STAMP)
-	$(PYTEST)
-
-test-fast: $(STAMP)
 	$(PYTEST) -m "not slow"
+
+test-slow: $(STAMP)
+	$(PYTEST) -m slow
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

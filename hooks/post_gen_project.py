@@ -131,7 +131,7 @@ def vendor_library(root: Path) -> str:
 
 UPGRADE = """
 # runkit, the library this project runs on, installs from the wheel in vendor/, built from the template's lib/ when
-# the project was generated. A newer one: `make upgrade-runkit TEMPLATE=path/to/the/template` (a checkout of it).
+# the project was generated. A newer one: `make upgrade-runkit` (TEMPLATE=path/to/the/template where it has moved).
 upgrade-runkit: $(STAMP)
 	@test -n "$(TEMPLATE)" || { echo "make upgrade-runkit TEMPLATE=path/to/the/template (a checkout)"; exit 2; }
 	rm -rf vendor/new && $(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir vendor/new "$(TEMPLATE)/lib"
@@ -161,7 +161,7 @@ LightningModule (`project/models/`), a DataModule (`project/data/`) and a config
 
 ```bash
 make train   # creates .venv, installs the pinned versions, trains the {first} model
-make test    # the tests (`make test-fast` skips the slow end-to-end runs; `make lint` runs ruff)
+make test    # the tests (`make test-slow`: the slow end-to-end runs; `make lint` runs ruff)
 ```
 
 ## Running
@@ -193,8 +193,8 @@ tests/       the test suite
 
 What runs the project and is not yours to edit (user errors, atomic writes, every Lightning workaround so
 far) is a library, runkit (`lightning-runkit` in `pyproject.toml`), installed by `make setup` from the wheel in
-`vendor/`, built from the template when this project was generated. To take a newer one, from a checkout of the
-template: `make upgrade-runkit TEMPLATE=path/to/the/template`. A runkit older than the project's code needs
+`vendor/`, built from the template when this project was generated. To take a newer one, from the template's
+checkout: `make upgrade-runkit` (`TEMPLATE=path/to/it` if it moved). A runkit older than the project's code needs
 stops every command at start with one line that says so.
 """
 
@@ -243,11 +243,11 @@ def main() -> None:
         root / "pyproject.toml",
         ("the Makefile installs it from this checkout", "the Makefile installs it from vendor/"),
     )
-    # A project stops at start when its runkit is older than its code needs, naming the command that upgrades it.
-    template = TEMPLATE if Path(TEMPLATE).is_absolute() and Path(TEMPLATE).is_dir() else "path/to/the/template"
-    edit(
-        root / "project" / "__init__.py", ('upgrade="make setup"', f'upgrade="make upgrade-runkit TEMPLATE={template}"')
-    )
+    # A project stops at start when its runkit is older than its code needs, naming the command that upgrades it,
+    # which builds from the template this project came from while that checkout is where it was.
+    edit(root / "project" / "__init__.py", ('upgrade="make setup"', 'upgrade="make upgrade-runkit"'))
+    if Path(TEMPLATE).is_absolute() and (Path(TEMPLATE) / "lib").is_dir():
+        edit(root / "Makefile", ("\nupgrade-runkit:", f"\nTEMPLATE ?= {TEMPLATE}\nupgrade-runkit:"))
     vendor_library(root)
     (root / "README.md").write_text(readme(families))
 

@@ -23,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import torch
 
 from project.serving.launch import served
@@ -32,7 +33,7 @@ from tests.test_readme import bash_commands, opened
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 NOT_RUN = {  # a command's start -> why it is not run here, and what checks it instead
-    "make test": "the test suite itself",
+    "make test": "the test suite itself",  # and make test-slow
     "make lint": "the first step of .ci/run",
     ".venv/bin/tensorboard": "a server until stopped; tests/test_readme.py checks it is installed",
     ".venv/bin/cookiecutter": "tests/test_scaffold.py generates projects from this checkout",
@@ -132,6 +133,7 @@ def run_page(page: Path, folder: Path, before: set[str] = frozenset()) -> tuple[
     return ran, failed
 
 
+@pytest.mark.slow
 def test_every_command_of_the_readme_and_the_guides_runs_as_written(tmp_path):
     readme = tmp_path / "README"
     readme.mkdir()

@@ -13,6 +13,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import sysconfig
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -235,7 +236,7 @@ def test_questions_and_hooks_are_well_formed():
 @pytest.mark.slow
 def test_a_generated_project_upgrades_its_runkit_in_one_command_and_passes_its_tests_again(template, tmp_path):
     """`make upgrade-runkit TEMPLATE=...` builds the newer template's runkit into vendor/ and installs it; here into
-    a venv of the project's own over this one's packages (so this environment's runkit stays), as `make setup`
+    a venv of the project's own in front of this one's packages (so this environment's runkit stays), as `make setup`
     would have made it. An older runkit than the code needs stops the project's commands in one line."""
     project = generate(template, tmp_path / "out", include_lstm="no", include_gcn="no")
     newer = tmp_path / "newer"  # the template a release later: runkit 0.1.1
@@ -243,8 +244,12 @@ def test_a_generated_project_upgrades_its_runkit_in_one_command_and_passes_its_t
     init = newer / "lib" / "runkit" / "__init__.py"
     init.write_text(init.read_text().replace('__version__ = "0.1.0"', '__version__ = "0.1.1"'))
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", venv], check=True)
+    subprocess.run([sys.executable, "-m", "venv", venv], check=True)
     bin_ = venv / "bin"
+    # this environment's packages behind the venv's own (a path in a .pth file comes after the venv's site-packages)
+    where = subprocess.run([bin_ / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                           capture_output=True, text=True, check=True)  # fmt: skip
+    (Path(where.stdout.strip()) / "outer.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     upgrade = ["make", "upgrade-runkit", f"TEMPLATE={newer}", f"BIN={bin_}", f"STAMP={project / 'Makefile'}"]
     made = subprocess.run(upgrade, cwd=project, capture_output=True, text=True, timeout=600)
     assert made.returncode == 0, made.stdout[-2000:] + made.stderr[-2000:]
@@ -264,4 +269,5 @@ def test_a_generated_project_upgrades_its_runkit_in_one_command_and_passes_its_t
     stopped = run("-m", "project.fit", "--model", "cnn", "--trainer.fast_dev_run", "1")
     assert stopped.returncode == 1 and stopped.stdout == ""
     needs = "runkit 0.1.1 is installed, and this project needs 0.2.0 or newer"
-    assert stopped.stderr.strip() == f"{needs}: make upgrade-runkit TEMPLATE={template}"  # the one it came from
+    assert stopped.stderr.strip() == f"{needs}: make upgrade-runkit"
+    assert f"\nTEMPLATE ?= {template}\n" in (project / "Makefile").read_text()  # the checkout it came from
