@@ -13,8 +13,8 @@ import lightning.pytorch as L
 import torch
 import torch.nn.functional as F
 from lightning.fabric.utilities.apply_func import move_data_to_device
+from runkit import offers
 
-from project.data.offers import offers
 from project.models.base import TaskModule
 from project.nets.batchnorm import recompute_statistics, trained_batchnorms
 from project.tasks import IGNORE

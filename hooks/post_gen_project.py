@@ -191,11 +191,11 @@ tests/       the test suite
 
 ## runkit
 
-What runs the project and is not yours to edit (user errors, atomic writes, every Lightning workaround so
-far) is a library, runkit (`lightning-runkit` in `pyproject.toml`), installed by `make setup` from the wheel in
-`vendor/`, built from the template when this project was generated. To take a newer one, from the template's
-checkout: `make upgrade-runkit` (`TEMPLATE=path/to/it` if it moved). A runkit older than the project's code needs
-stops every command at start with one line that says so.
+What runs the project and is not yours to edit (user errors, atomic writes, every Lightning workaround, the
+DataModule your DataModules extend, so far) is a library, runkit (`lightning-runkit` in `pyproject.toml`),
+installed by `make setup` from the wheel in `vendor/`, built from the template when this project was generated.
+To take a newer one, from the template's checkout: `make upgrade-runkit` (`TEMPLATE=path/to/it` if it moved). A
+runkit older than the project's code needs stops every command at start with one line that says so.
 """
 
 

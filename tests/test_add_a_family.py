@@ -5,12 +5,12 @@ from pathlib import Path
 
 import torch
 import yaml
+from runkit import BaseDataModule
 from torch import nn
 from torch.utils.data import TensorDataset
 
 from project.cli import main
 from project.cli.registry import MODELS, ModelEntry, describe_models
-from project.data.base import BaseDataModule
 from project.models.base import TaskModule
 from tests.conftest import TINY
 

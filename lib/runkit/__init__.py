@@ -20,7 +20,23 @@ from runkit.files import UnsafePickle, load_plain_data, write_atomically
 
 __version__ = "0.1.0"
 
+# Exported without importing their modules until first used (`from runkit import BaseDataModule`): `import runkit`
+# stays as light as the errors, for commands that never build a model.
+LAZY = {
+    "BaseDataModule": "runkit.data.base",
+    "DataOffers": "runkit.data.offers",
+    "EpochOrder": "runkit.data.sampling",
+    "EpochRandomSampler": "runkit.data.sampling",
+    "ensure_writable_dir": "runkit.data.base",
+    "fold_split": "runkit.data.base",
+    "global_seed": "runkit.data.sampling",
+    "loader_generator": "runkit.data.sampling",
+    "offers": "runkit.data.offers",
+    "seeded_split": "runkit.data.base",
+}
+
 __all__ = [
+    *LAZY,
     "CheckpointError",
     "ConfigError",
     "DataError",
@@ -45,3 +61,11 @@ def require_version(minimum: str, upgrade: str) -> None:
 
     if Version(__version__) < Version(minimum):
         raise SystemExit(f"runkit {__version__} is installed, and this project needs {minimum} or newer: {upgrade}")
+
+
+def __getattr__(name: str) -> object:
+    if name in LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(LAZY[name]), name)
+    raise AttributeError(f"module 'runkit' has no attribute {name!r}")

@@ -6,8 +6,8 @@ from typing import Any
 import lightning.pytorch as L
 from lightning.fabric.utilities.apply_func import move_data_to_device
 from lightning.pytorch.trainer.states import TrainerFn
+from runkit import offers
 
-from project.data.offers import offers
 from project.nets.batchnorm import recompute_statistics, trained_batchnorms
 
 

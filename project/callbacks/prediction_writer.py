@@ -5,8 +5,7 @@ from typing import Any
 
 from lightning.pytorch import LightningModule, Trainer
 from lightning.pytorch.callbacks import BasePredictionWriter
-
-from project.data.offers import offers
+from runkit import offers
 
 
 class PredictionWriter(BasePredictionWriter):

@@ -2,8 +2,7 @@
 
 from lightning.pytorch import Callback, LightningModule, Trainer
 from lightning.pytorch.loggers import TensorBoardLogger
-
-from project.data.offers import offers
+from runkit import offers
 
 
 class TaskFigures(Callback):

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 from lightning.pytorch import LightningDataModule, LightningModule
 from lightning.pytorch.cli import LightningArgumentParser
-from runkit import CheckpointError, user_error
+from runkit import CheckpointError, offers, user_error
 from runkit.compat import CheckpointCheckingCLI, SaveConfigToRunFolder, close_process_group, quiet_lightning_console
 
 from project.callbacks.early_stopping import EarlyStop, how_it_ended
@@ -25,7 +25,6 @@ from project.cli.parser_errors import ProjectArgumentParser
 from project.cli.progress import choose_progress_bar
 from project.cli.registry import describe_models
 from project.cli.summary import fit_summary
-from project.data.offers import offers
 from project.trackers.reattach import reattach
 from project.trackers.stacking import check_loggers, pin_run_dir, stack_loggers
 

@@ -11,14 +11,13 @@ import lightning.pytorch as L
 import torch
 from lightning.pytorch.cli import OptimizerCallable
 from lightning.pytorch.utilities import rank_zero_info
-from runkit import CheckpointError, ConfigError, UnsafePickle, load_plain_data
+from runkit import CheckpointError, ConfigError, UnsafePickle, load_plain_data, offers
 from runkit.compat import instantiated_by_cli, logs_this_step
 from torch import nn
 from torch.optim import Optimizer
 from torch.optim.lr_scheduler import LRScheduler
 from torchmetrics import MaxMetric, Metric, MetricCollection, MinMetric
 
-from project.data.offers import offers
 from project.tasks import Multiclass, Task
 
 # Called as scheduler(optimizer, total_steps): `WarmupCosineLR` and any class with that signature.

@@ -7,11 +7,10 @@ from typing import ClassVar
 import torch
 from lightning.pytorch.cli import OptimizerCallable
 from lightning.pytorch.utilities import rank_zero_warn
-from runkit import ConfigError
+from runkit import ConfigError, offers
 from torch import nn
 from torch_geometric.data import Batch, Data
 
-from project.data.offers import offers
 from project.models.base import SchedulerCallable, TaskModule
 from project.tasks import LinkPrediction, Task
 

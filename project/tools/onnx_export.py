@@ -20,11 +20,10 @@ from typing import Any
 import numpy as np
 import torch
 import yaml
-from runkit import ConfigError, UserError
+from runkit import ConfigError, UserError, offers
 from torch import nn
 
 from project.checkpoints.io import read_checkpoint
-from project.data.offers import offers
 from project.extras import require
 
 FIT_ONLY = ("ckpt_path", "weights_only")  # keys of a saved fit config that building the model does not take

@@ -214,9 +214,7 @@ def test_the_validation_split_again_is_not_reported_as_a_test():
 
 def test_a_datamodule_of_your_own_is_tested_after_fit_where_it_has_a_test_loader():
     import lightning.pytorch as L
-
-    from project.data.base import BaseDataModule
-    from project.data.offers import offers
+    from runkit import BaseDataModule, offers
 
     class Plain(L.LightningDataModule):
         pass

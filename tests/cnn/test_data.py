@@ -6,13 +6,12 @@ import numpy as np
 import pytest
 import torch
 from PIL import Image
-from runkit import DataError
+from runkit import DataError, EpochRandomSampler
 from torch.utils.data import Dataset
 
 from project.data.images import ImageFolderDataModule, ShapesDataModule
 from project.data.images.shapes import SHAPES, generate_shapes
 from project.data.images.transforms import ImageTransform
-from project.data.sampling import EpochRandomSampler
 
 
 def test_shapes_are_deterministic_balanced_and_seeded():
@@ -120,7 +119,7 @@ def test_a_batch_larger_than_the_training_set_is_capped_at_it_and_said(tmp_path,
     dm = ShapesDataModule(data_dir=str(tmp_path), num_train=10, num_val=10, num_test=10, batch_size=16)
     dm.prepare_data()
     dm.setup("fit")
-    with caplog.at_level("WARNING", logger="project.data.base"):
+    with caplog.at_level("WARNING", logger="runkit.data.base"):
         batches = list(dm.train_dataloader())
     assert [len(labels) for _, labels in batches] == [10]  # drop_last would have left none of 16
     assert "data.batch_size=16 is more than the 10 training samples: batches of 10" in caplog.text

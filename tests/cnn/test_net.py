@@ -98,8 +98,9 @@ def test_a_fixed_depth_takes_the_first_stages():
 def test_the_receptive_field_check_warns_below_half_the_image_and_names_the_fix():
     from types import SimpleNamespace
 
+    from runkit import DataOffers
+
     from project.callbacks.checks import ReceptiveField, Report
-    from project.data.offers import DataOffers
 
     class Images64(DataOffers):
         image_size = 64

@@ -2,9 +2,9 @@ import json
 
 import pytest
 import torch
+from runkit import EpochRandomSampler
 from torch.utils.data import DistributedSampler, SequentialSampler
 
-from project.data.sampling import EpochRandomSampler
 from project.data.text import TextClassificationDataModule
 from project.data.text.batching import BucketBatchSampler, PadCollate, padding_fraction
 from project.data.text.files import read_text_file

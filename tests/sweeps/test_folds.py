@@ -4,9 +4,8 @@ from collections import Counter
 
 import pytest
 import torch
-from runkit import ConfigError
+from runkit import ConfigError, fold_split
 
-from project.data.base import fold_split
 from tests.conftest import FAMILIES, SMALL
 
 

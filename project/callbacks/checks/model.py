@@ -3,11 +3,11 @@ validation, no autograd graph kept across steps."""
 
 import torch
 from lightning.pytorch import LightningModule, Trainer
+from runkit import offers
 from torch import nn
 
 from project.callbacks import training_checks as checks
 from project.callbacks.checks.base import Check, Report
-from project.data.offers import offers
 from project.nets.receptive_field import receptive_fields
 
 

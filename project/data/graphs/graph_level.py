@@ -3,11 +3,10 @@
 from typing import Any, Literal
 
 import torch
-from runkit import DataError
+from runkit import BaseDataModule, DataError, seeded_split
 from torch_geometric.data import Data
 from torch_geometric.loader.dataloader import Collater
 
-from project.data.base import BaseDataModule, seeded_split
 from project.data.graphs.checks import check_graph
 from project.data.graphs.features import NodeFeature, with_node_features
 from project.data.graphs.files import load_tu

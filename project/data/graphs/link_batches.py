@@ -9,12 +9,12 @@ training graph; sampled, it is the neighbourhood of the pairs' endpoints (`Neigh
 from collections.abc import Sequence
 
 import torch
+from runkit import EpochOrder, EpochRandomSampler
 from torch.utils.data import Dataset
 from torch_geometric.data import Data
 
 from project.data.graphs.link_pairs import EdgeSet, EpochNegatives
 from project.data.graphs.neighbor_sampling import NeighborSampler
-from project.data.sampling import EpochOrder, EpochRandomSampler
 
 CANDIDATE_PAIRS = 2**22  # pairs scored per top-K batch: queries x all nodes, bounded in memory
 

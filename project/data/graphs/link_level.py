@@ -3,11 +3,10 @@
 from typing import Any, Literal
 
 import torch
-from runkit import ConfigError, DataError
+from runkit import BaseDataModule, ConfigError, DataError, global_seed, seeded_split
 from torch.utils.data import Dataset, Sampler
 from torch_geometric.data import Data
 
-from project.data.base import BaseDataModule, seeded_split
 from project.data.graphs.checks import check_graph
 from project.data.graphs.link_batches import CandidateBatches, EpochTaggedSampler, MessageGraph, PairBatches, PairSet
 from project.data.graphs.link_pairs import EdgeSet, EpochNegatives, corrupt_destinations, message_edges
@@ -20,7 +19,6 @@ from project.data.graphs.link_sources import (
     read_pairs,
 )
 from project.data.graphs.neighbor_sampling import NeighborSampler
-from project.data.sampling import global_seed
 
 
 class LinkPredictionDataModule(BaseDataModule):

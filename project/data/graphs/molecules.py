@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import torch
-from runkit import DataError, MissingDataError
+from runkit import DataError, MissingDataError, seeded_split
 from torch_geometric.data import Data
 
-from project.data.base import seeded_split
 from project.extras import require
 
 Split = Literal["random", "scaffold"]

@@ -3,18 +3,16 @@
 from typing import Literal
 
 import torch
-from runkit import ConfigError
+from runkit import BaseDataModule, ConfigError, loader_generator
 from torch.utils.data import DataLoader, Sampler
 from torch_geometric.data import Data
 from torch_geometric.datasets import KarateClub
 from torchdata.stateful_dataloader import StatefulDataLoader
 
-from project.data.base import BaseDataModule
 from project.data.graphs.checks import check_graph
 from project.data.graphs.files import load_planetoid
 from project.data.graphs.neighbor_sampling import NeighborSampler
 from project.data.graphs.synthetic import community_graph
-from project.data.sampling import loader_generator
 
 
 def _the_graph(items: list[Data]) -> Data:

@@ -4,14 +4,12 @@ import hashlib
 from pathlib import Path
 
 import torch
-from runkit import write_atomically
+from runkit import BaseDataModule, ensure_writable_dir, loader_generator, seeded_split, write_atomically
 from torch.utils.data import DataLoader, Subset, TensorDataset
 
-from project.data.base import BaseDataModule, ensure_writable_dir, seeded_split
 from project.data.images.folder import ImageFolderDataset, scan_image_folder
 from project.data.images.shapes import SHAPES, generate_shapes
 from project.data.images.transforms import SCALE, TRANSLATE, ImageCollate, ImageTransform
-from project.data.sampling import loader_generator
 
 
 class ImageDataModule(BaseDataModule):

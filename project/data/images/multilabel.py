@@ -4,10 +4,9 @@ import csv
 from pathlib import Path
 
 import torch
-from runkit import DataError, MissingDataError
+from runkit import DataError, MissingDataError, seeded_split
 from torch.utils.data import TensorDataset
 
-from project.data.base import seeded_split
 from project.data.images.datamodules import ImageDataModule, ShapesDataModule
 from project.data.images.folder import IMAGE_SUFFIXES, ImageFolderDataset, Sample
 from project.data.images.shapes import generate_shape_sets

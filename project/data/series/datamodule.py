@@ -4,9 +4,8 @@ import logging
 from typing import Any, Literal
 
 import torch
-from runkit import ConfigError, DataError
+from runkit import BaseDataModule, ConfigError, DataError
 
-from project.data.base import BaseDataModule
 from project.data.series.baselines import holt_winters_forecasts
 from project.data.series.files import Missing, Series, read_panel
 from project.data.series.predict_set import forecast_windows

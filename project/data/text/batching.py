@@ -6,10 +6,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import torch
+from runkit import BaseDataModule, EpochOrder, seeded_split
 from torch.utils.data import BatchSampler, DataLoader, Dataset, DistributedSampler, Sampler
-
-from project.data.base import BaseDataModule, seeded_split
-from project.data.sampling import EpochOrder
 
 SequenceBatch = tuple[torch.Tensor, torch.Tensor, torch.Tensor]
 PAD_TAG = -100  # the label of a padding step in per-step labels: never scored (the tasks' ignore_index)

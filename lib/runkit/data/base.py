@@ -8,12 +8,12 @@ from typing import Any, ClassVar
 
 import lightning.pytorch as L
 import torch
-from runkit import ConfigError, DataError
 from torch.utils.data import ConcatDataset, DataLoader, Dataset, DistributedSampler, Sampler, SequentialSampler, Subset
 from torchdata.stateful_dataloader import StatefulDataLoader
 
-from project.data.offers import DataOffers
-from project.data.sampling import EpochRandomSampler, loader_generator
+from runkit.data.offers import DataOffers
+from runkit.data.sampling import EpochRandomSampler, loader_generator
+from runkit.errors import ConfigError, DataError
 
 log = logging.getLogger(__name__)
 
