@@ -116,9 +116,9 @@ def edit(path: Path, *replacements: tuple[str, str]) -> None:
     path.write_text(text)
 
 
-def vendor_library(root: Path) -> str:
+def vendor_library(root: Path) -> None:
     """The library the project runs on (the template's lib/) as a wheel in vendor/, which the project's Makefile
-    installs from; its source goes with the template. Returns the wheel's file name."""
+    installs from; its source goes with the template."""
     command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(root / "vendor")]
     if importlib.util.find_spec("setuptools"):
         command.append("--no-build-isolation")  # offline, and seconds faster
@@ -126,7 +126,6 @@ def vendor_library(root: Path) -> str:
     if built.returncode != 0:
         raise SystemExit(f"post_gen_project: building the runkit wheel from lib/ failed:\n{built.stderr[-2000:]}")
     remove(root / "lib")
-    return next((root / "vendor").glob("lightning_runkit-*.whl")).name
 
 
 UPGRADE = """

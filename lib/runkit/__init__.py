@@ -22,7 +22,7 @@ __version__ = "0.1.0"
 
 # Exported without importing their modules until first used (`from runkit import BaseDataModule`): `import runkit`
 # stays as light as the errors, for commands that never build a model.
-LAZY = {
+_LAZY = {
     "BaseDataModule": "runkit.data.base",
     "DataOffers": "runkit.data.offers",
     "EpochOrder": "runkit.data.sampling",
@@ -36,7 +36,7 @@ LAZY = {
 }
 
 __all__ = [
-    *LAZY,
+    *_LAZY,
     "CheckpointError",
     "ConfigError",
     "DataError",
@@ -64,8 +64,8 @@ def require_version(minimum: str, upgrade: str) -> None:
 
 
 def __getattr__(name: str) -> object:
-    if name in LAZY:
+    if name in _LAZY:
         import importlib
 
-        return getattr(importlib.import_module(LAZY[name]), name)
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'runkit' has no attribute {name!r}")
