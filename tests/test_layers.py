@@ -132,7 +132,7 @@ MOVING_FILES = {"models/base.py"}  # TaskModule, runkit's contract to be
 
 
 def runkit_imports(path: Path) -> list[tuple[int, str]]:
-    """(line, what) for every import of runkit in `path`: `runkit` for `from runkit import ...`, the module else."""
+    """(line, what) for every import of runkit in `path`: NAME for `from runkit import NAME`, the dotted path else."""
     found = []
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "runkit":
