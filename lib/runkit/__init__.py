@@ -54,12 +54,19 @@ __all__ = [
 ]
 
 
+def _release(version: str) -> tuple[int, ...]:
+    """(0, 1, 2) for "0.1.2" (a pre- or dev-release counts as its release): enough to order runkit's own versions
+    without importing packaging at every start."""
+    import re
+
+    numbers = [int(part) for part in re.findall(r"\d+", version.split("+")[0])[:3]]
+    return tuple(numbers + [0] * (3 - len(numbers)))
+
+
 def require_version(minimum: str, upgrade: str) -> None:
     """Stop with one line, naming both versions and `upgrade` (the command that installs a newer runkit), where
     the installed runkit is older than `minimum`, what the project's code needs."""
-    from packaging.version import Version
-
-    if Version(__version__) < Version(minimum):
+    if _release(__version__) < _release(minimum):
         raise SystemExit(f"runkit {__version__} is installed, and this project needs {minimum} or newer: {upgrade}")
 
 

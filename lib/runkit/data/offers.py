@@ -55,19 +55,19 @@ class DataOffers:
         return None
 
 
-class _Nothing(DataOffers):
-    """What a DataModule of your own offers: the defaults, and a test split where it has a test loader."""
-
-    def __init__(self, has_test_split: bool) -> None:
-        self._has_test_split = has_test_split
-
+class _NoTestSplit(DataOffers):
     @property
     def has_test_split(self) -> bool:
-        return self._has_test_split
+        return False
+
+
+# What a DataModule of your own offers: the defaults, with a test split where it has a test loader.
+_WITH_TEST, _WITHOUT_TEST = DataOffers(), _NoTestSplit()
 
 
 def offers(datamodule: Any) -> DataOffers:
     """What `datamodule` offers: itself for the template's DataModules, the defaults for any other."""
     if isinstance(datamodule, DataOffers):
         return datamodule
-    return _Nothing(isinstance(datamodule, L.LightningDataModule) and is_overridden("test_dataloader", datamodule))
+    tested = isinstance(datamodule, L.LightningDataModule) and is_overridden("test_dataloader", datamodule)
+    return _WITH_TEST if tested else _WITHOUT_TEST
