@@ -24,11 +24,11 @@ SAMPLED_STEPS = 5
 
 def one_run(links: int, loader: str) -> dict[str, float]:
     import torch
+    from runkit.tasks import LinkPrediction
 
     from project.data.graphs import LinkPredictionDataModule
     from project.data.graphs.link_sources import LinkGraph
     from project.nets.gcn_link import GCNLinkPredictor
-    from project.tasks import LinkPrediction
 
     nodes = max(links // 10, 2)
 

@@ -500,8 +500,8 @@ def conll_files(folder: Path, quick: bool) -> list[str]:
 def lookup_baseline(datamodule: Any) -> Scores:
     """The CoNLL-2003 shared task's baseline (Tjong Kim Sang & De Meulder 2003: F1 59.61 on the English test file):
     tag only the word sequences that had one entity type in the training file, the longest match first, each
-    sentence read left to right; span F1 as the tagger's is counted (project/tasks/spans.py)."""
-    from project.tasks.spans import spans
+    sentence read left to right; span F1 as the tagger's is counted (lib/runkit/tasks/spans.py)."""
+    from runkit.tasks.spans import spans
 
     splits = datamodule._read_splits()
     types: dict[tuple[str, ...], set[str]] = {}

@@ -18,8 +18,9 @@ import torch
 
 
 def one(size: int, seed: int, crf: bool) -> dict[str, float]:
+    from runkit.tasks.spans import forbidden_steps
+
     from project.cli import build
-    from project.tasks.spans import forbidden_steps
 
     args = [f"--data.synthetic_samples={size}", f"--seed_everything={seed}", f"--data.seed={seed}"]
     cli = build("lstm_tagger", "--trainer.enable_progress_bar=false", f"--model.task.init_args.crf={str(crf).lower()}",

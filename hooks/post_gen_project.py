@@ -217,7 +217,7 @@ def main() -> None:
         edit(root / "pyproject.toml", ('testpaths = ["tests", "notebooks"]', 'testpaths = ["tests"]'))
     for pattern in MARKED:
         for path in root.rglob(pattern):
-            if ".venv" not in path.parts:
+            if ".venv" not in path.parts and path.relative_to(root).parts[0] != "lib":  # runkit installs whole
                 path.write_text(strip_markers(path.read_text(), excluded, path.suffix == ".py"))
     authors = "{ name = " + json.dumps(AUTHOR) + " }"  # no double braces: this file is a Jinja template
     edit(

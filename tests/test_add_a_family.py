@@ -6,12 +6,12 @@ from pathlib import Path
 import torch
 import yaml
 from runkit import BaseDataModule
+from runkit.model import TaskModule
 from torch import nn
 from torch.utils.data import TensorDataset
 
 from project.cli import main
 from project.cli.registry import MODELS, ModelEntry, describe_models
-from project.models.base import TaskModule
 from tests.conftest import TINY
 
 

@@ -7,12 +7,12 @@ import lightning.pytorch as L
 import pytest
 import torch
 from runkit import TrainingProblem
+from runkit.model import TaskModule
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from project.callbacks import training_checks as checks
 from project.callbacks.diagnostics import Diagnostics
-from project.models.base import TaskModule
 
 FEATURES, CLASSES = 8, 3
 

@@ -1,4 +1,4 @@
-"""The shared training system (project/models/base.py), through the real config of the first family this
+"""The shared training system (lib/runkit/model.py), through the real config of the first family this
 project has: whichever families a generated project keeps, these tests run."""
 
 import os
@@ -6,8 +6,8 @@ import os
 import lightning.pytorch as L
 import pytest
 import torch
+from runkit.model import TaskModule
 
-from project.models.base import TaskModule
 from tests.conftest import FAMILIES, SMALL, TINY
 
 FAMILY = FAMILIES[0]

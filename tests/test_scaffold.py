@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import runkit
 import yaml
 from cookiecutter.main import cookiecutter
 
@@ -148,8 +149,10 @@ def test_default_project_is_named_complete_and_passes_its_own_tests(template, al
     for left_out in ("logs", "data", ".venv", "hooks", "cookiecutter.json", "lib", *PARTS["template_only"]):
         assert not (project / left_out).exists(), left_out
     # runkit, as a wheel the Makefile installs, in the version range the project asks for
-    assert [p.name for p in (project / "vendor").iterdir()] == ["lightning_runkit-0.1.0-py3-none-any.whl"]
-    assert '"lightning-runkit>=0.1,<0.2"' in pyproject and "--find-links vendor" in (project / "Makefile").read_text()
+    assert [p.name for p in (project / "vendor").iterdir()] == [
+        f"lightning_runkit-{runkit.__version__}-py3-none-any.whl"
+    ]
+    assert '"lightning-runkit>=0.2,<0.3"' in pyproject and "--find-links vendor" in (project / "Makefile").read_text()
     assert not list(project.rglob("__pycache__"))
     assert (project / ".github/workflows/tests.yml").is_file() and (project / "notebooks/01_quickstart.ipynb").is_file()
     assert not any("# part:" in text for text in text_files(project).values())
@@ -206,7 +209,7 @@ def test_the_manifest_names_existing_paths_once():
     # A task's paths are its own, or its family's too (they go when either is left out).
     for task in TASKS:
         assert [p for p in PARTS[task]["paths"] if owned.count(p) > 1] == []
-        assert (REPO / "project" / "tasks" / f"{task}.py").is_file() and f"project/tasks/{task}.py" in PARTS[task][
+        assert (REPO / "project" / "tasks" / f"{task}.py").is_file() and f"lib/runkit/tasks/{task}.py" in PARTS[task][
             "paths"
         ]
     owned += [path for task in TASKS for path in PARTS[task]["paths"]]
@@ -239,10 +242,12 @@ def test_a_generated_project_upgrades_its_runkit_in_one_command_and_passes_its_t
     a venv of the project's own in front of this one's packages (so this environment's runkit stays), as `make setup`
     would have made it. An older runkit than the code needs stops the project's commands in one line."""
     project = generate(template, tmp_path / "out", include_lstm="no", include_gcn="no")
-    newer = tmp_path / "newer"  # the template a release later: runkit 0.1.1
+    major, minor, patch = runkit._release(runkit.__version__)
+    bugfix, next_minor = f"{major}.{minor}.{patch + 1}", f"{major}.{minor + 1}.0"
+    newer = tmp_path / "newer"  # the template a release later: runkit's next bugfix
     shutil.copytree(template / "lib", newer / "lib", ignore=shutil.ignore_patterns("*.egg-info", "build"))
     init = newer / "lib" / "runkit" / "__init__.py"
-    init.write_text(init.read_text().replace('__version__ = "0.1.0"', '__version__ = "0.1.1"'))
+    init.write_text(init.read_text().replace(f'__version__ = "{runkit.__version__}"', f'__version__ = "{bugfix}"'))
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", venv], check=True)
     bin_ = venv / "bin"
@@ -253,21 +258,21 @@ def test_a_generated_project_upgrades_its_runkit_in_one_command_and_passes_its_t
     upgrade = ["make", "upgrade-runkit", f"TEMPLATE={newer}", f"BIN={bin_}", f"STAMP={project / 'Makefile'}"]
     made = subprocess.run(upgrade, cwd=project, capture_output=True, text=True, timeout=600)
     assert made.returncode == 0, made.stdout[-2000:] + made.stderr[-2000:]
-    assert [p.name for p in (project / "vendor").iterdir()] == ["lightning_runkit-0.1.1-py3-none-any.whl"]
+    assert [p.name for p in (project / "vendor").iterdir()] == [f"lightning_runkit-{bugfix}-py3-none-any.whl"]
 
     def run(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run([bin_ / "python", *args], cwd=project, capture_output=True, text=True, timeout=600)
 
-    assert run("-c", "import runkit; print(runkit.__version__)").stdout.strip() == "0.1.1"
+    assert run("-c", "import runkit; print(runkit.__version__)").stdout.strip() == bugfix
     tests = run("-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_layers.py")
     assert tests.returncode == 0 and re.search(r"\d+ passed", tests.stdout), tests.stdout[-3000:]
     fit = run("-m", "project.fit", "--model", "cnn", "--trainer.fast_dev_run", "1")
     assert fit.returncode == 0 and "fast_dev_run finished" in fit.stdout, fit.stderr[-3000:]
     # code that needs a newer runkit than the one installed: one line, both versions, the upgrade command
     code = project / "project" / "__init__.py"
-    code.write_text(code.read_text().replace('RUNKIT = "0.1.0"', 'RUNKIT = "0.2.0"'))
+    code.write_text(re.sub(r'RUNKIT = "[\d.]+"', f'RUNKIT = "{next_minor}"', code.read_text()))
     stopped = run("-m", "project.fit", "--model", "cnn", "--trainer.fast_dev_run", "1")
     assert stopped.returncode == 1 and stopped.stdout == ""
-    needs = "runkit 0.1.1 is installed, and this project needs 0.2.0 or newer"
+    needs = f"runkit {bugfix} is installed, and this project needs {next_minor} or newer"
     assert stopped.stderr.strip() == f"{needs}: make upgrade-runkit"
     assert f"\nTEMPLATE ?= {template}\n" in (project / "Makefile").read_text()  # the checkout it came from

@@ -6,8 +6,8 @@ import math
 import pytest
 import torch
 from runkit import TrainingProblem
+from runkit.tasks import Multilabel
 
-from project.tasks import Multilabel
 from tests.test_tasks import bound
 
 

@@ -4,8 +4,7 @@ test_task_regression.py), and each task model's run its family's tests."""
 import pytest
 import torch
 from runkit import TrainingProblem
-
-from project.tasks import Multiclass
+from runkit.tasks import Multiclass
 
 
 def bound(task, width):

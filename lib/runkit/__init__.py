@@ -17,8 +17,11 @@ from runkit.errors import (
     user_error,
 )
 from runkit.files import UnsafePickle, load_plain_data, write_atomically
+from runkit.moved import install as _answer_moved_names
 
-__version__ = "0.1.0"
+_answer_moved_names()  # `project.tasks` in a config saved before runkit 0.2 still imports (runkit/moved.py)
+
+__version__ = "0.2.0"
 
 # Exported without importing their modules until first used (`from runkit import BaseDataModule`): `import runkit`
 # stays as light as the errors, for commands that never build a model.
@@ -33,6 +36,20 @@ _LAZY = {
     "loader_generator": "runkit.data.sampling",
     "offers": "runkit.data.offers",
     "seeded_split": "runkit.data.base",
+    # The training system every family's LightningModule subclasses, and the tasks it asks.
+    "SchedulerCallable": "runkit.model",
+    "TaskModule": "runkit.model",
+    "IGNORE": "runkit.tasks",
+    "LinkPrediction": "runkit.tasks",
+    "Multiclass": "runkit.tasks",
+    "Multilabel": "runkit.tasks",
+    "Regression": "runkit.tasks",
+    "Tagging": "runkit.tasks",
+    "Task": "runkit.tasks",
+    "CRF": "runkit.tasks.crf",
+    "figures": "runkit.tasks",  # the tasks' pictures (matplotlib), for a family drawing its own
+    "forbidden_steps": "runkit.tasks.spans",
+    "pinball": "runkit.tasks.regression",
 }
 
 __all__ = [

@@ -18,12 +18,12 @@ import time
 import lightning.pytorch as L
 import torch
 from runkit import TrainingProblem
+from runkit.model import TaskModule
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from project.callbacks.diagnostics import Diagnostics
 from project.callbacks.log_file import log_to_console
-from project.models.base import TaskModule
 
 log_to_console()  # the diagnostics' warnings, as the command line shows them
 logging.getLogger("lightning.pytorch").setLevel(logging.ERROR)  # only our messages here

@@ -21,8 +21,7 @@ import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
 from runkit import TrainingProblem
-
-from project.tasks import Multiclass, Multilabel, Regression
+from runkit.tasks import Multiclass, Multilabel, Regression
 
 logging.getLogger("lightning.pytorch").setLevel(logging.ERROR)
 torch.manual_seed(0)

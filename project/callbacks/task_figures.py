@@ -6,7 +6,7 @@ from runkit import offers
 
 
 class TaskFigures(Callback):
-    """Draws `pl_module.figures()` (the task's, project/tasks/, and the model's own) every `every_n_epochs` and at
+    """Draws `pl_module.figures()` (the task's, lib/runkit/tasks/, and the model's own) every `every_n_epochs` and at
     the last epoch.
 
     matplotlib's drawing costs a visible share of a short epoch (benchmarks/callback_costs.py), hence not

@@ -5,10 +5,10 @@ from typing import Any
 
 from jsonargparse import Namespace
 from lightning.pytorch.callbacks import ModelCheckpoint
+from runkit import Multiclass, Task
 
 from project.callbacks.early_stopping import AUTO
 from project.extras import import_object
-from project.tasks import Multiclass, Task
 
 
 def task_class(model: Any) -> type[Task]:

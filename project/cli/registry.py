@@ -12,7 +12,7 @@ TRAINER_CONFIG = CONFIG_DIR / "trainer.yaml"  # the Trainer every family shares;
 class ModelEntry:
     config: str  # relative to configs/
     description: str
-    task: str = "multiclass"  # what its config's model predicts (project/tasks/)
+    task: str = "multiclass"  # what its config's model predicts (lib/runkit/tasks/)
     # What the tests shrink its data and model to: a fit of a few seconds (tests/conftest.py's SMALL).
     test_args: tuple[str, ...] = ()
 

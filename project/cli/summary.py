@@ -2,9 +2,9 @@
 the fit stopped, where the checkpoints and logs are."""
 
 from lightning.pytorch import Trainer
+from runkit import TaskModule
 
 from project.callbacks.early_stopping import FitEnd
-from project.models.base import TaskModule
 
 
 def fit_summary(

@@ -8,16 +8,14 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import torch
-from runkit import ConfigError
+from runkit import ConfigError, TaskModule, pinball
 from torchmetrics import MeanMetric, Metric, MetricCollection
 from torchmetrics.regression import MeanAbsoluteError
 from torchmetrics.utilities import dim_zero_cat
 
 from project.data.series.baselines import BASELINES, NAMES
 from project.data.series.windows import PanelWindows, Windows
-from project.models.base import TaskModule
 from project.nets.forecaster import naive_error, normal_quantiles
-from project.tasks.regression import pinball
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +145,7 @@ class ForecastModel(TaskModule):
         with drift, in the model's units (each value standardised by its training part), of the first value."""
         drawn = super().figures(names, draw)
         if draw and self.shown is not None:
-            from project.tasks import figures
+            from runkit import figures
 
             history, target, forecast, baseline, *interval = self.shown
             name = f"{names[0].split('+')[0]} (standardised)" if names else "value (standardised)"

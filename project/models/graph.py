@@ -7,12 +7,9 @@ from typing import ClassVar
 import torch
 from lightning.pytorch.cli import OptimizerCallable
 from lightning.pytorch.utilities import rank_zero_warn
-from runkit import ConfigError, offers
+from runkit import ConfigError, LinkPrediction, SchedulerCallable, Task, TaskModule, offers
 from torch import nn
 from torch_geometric.data import Batch, Data
-
-from project.models.base import SchedulerCallable, TaskModule
-from project.tasks import LinkPrediction, Task
 
 _FEATURE_LINK = {"num_features": ("net.init_args.in_channels",)}
 # Graph level: the edges' feature width too (molecules' bonds, TU edge labels), read by the bond-aware convs.
@@ -89,7 +86,7 @@ class NodeModel(TaskModule):
 
 
 class LinkModel(TaskModule):
-    """A score per pair of nodes (project/tasks/link.py); a batch is pairs and the graph around them
+    """A score per pair of nodes (lib/runkit/tasks/link.py); a batch is pairs and the graph around them
     (project/data/graphs/link_batches.py). `predict` writes each row's `top_k` best-scored pairs: for a file
     of pairs, each pair; for query nodes, their most likely new links (pairs the graph has are masked out).
     """

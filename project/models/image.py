@@ -4,9 +4,8 @@ from typing import Any, ClassVar
 
 import torch
 from lightning.pytorch.utilities import rank_zero_info
-from runkit import offers
+from runkit import TaskModule, offers
 
-from project.models.base import TaskModule
 from project.nets.receptive_field import receptive_field
 
 

@@ -4,11 +4,8 @@ import copy
 from typing import Any, ClassVar
 
 import torch
+from runkit import Tagging, Task, TaskModule
 from torch import nn
-
-from project.models.base import TaskModule
-from project.tasks import Task
-from project.tasks.tagging import Tagging
 
 
 class SequenceModel(TaskModule):
@@ -76,7 +73,7 @@ class NumericSequenceModel(SequenceModel):
 
 class TaggerModel(SequenceModel):
     """A tag per token: batches are `(tokens [B, T] or [B, T, 2 + characters], lengths [B], tags [B, T])`, the
-    padding's tags -100; the network gives scores `[B, T, tags]`, and the tagging task (project/tasks/tagging.py)
+    padding's tags -100; the network gives scores `[B, T, tags]`, and the tagging task (lib/runkit/tasks/tagging.py)
     scores the real steps only.
 
     Args:

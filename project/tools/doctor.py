@@ -13,12 +13,11 @@ from typing import Any
 
 import torch
 from lightning.pytorch import Callback, LightningModule, Trainer
-from runkit import TrainingProblem, offers
+from runkit import TaskModule, TrainingProblem, offers
 
 from project.callbacks.diagnostics import CHECKS, Diagnostics
 from project.callbacks.training_checks import named_tensors
 from project.cli import compose
-from project.models.base import TaskModule
 from project.tools.table import markdown
 
 OVERFIT_BATCHES = 2

@@ -1,6 +1,6 @@
 """A checkpoint as an ONNX file, checked against the checkpoint on validation batches with onnxruntime.
 
-The file holds the network then the task's predictions (`project/tasks/`): outputs `output` (the raw
+The file holds the network then the task's predictions (`lib/runkit/tasks/`): outputs `output` (the raw
 outputs: logits, standardised values) and the task's float predictions (`probs`, `value`, `probability`),
 inputs named as the model unpacks its batch, with the axes that vary (batch, sequence length, nodes,
 edges) left free. It is traced by `torch.export` (torch's exporter, `dynamo=True`), so Python control flow

@@ -8,9 +8,9 @@ import pickle
 import pytest
 import torch
 from runkit import CheckpointError, ConfigError
+from runkit.model import load_net_weights
 from torch import nn
 
-from project.models.base import load_net_weights
 from project.models.image import ImageModel
 from project.nets.receptive_field import receptive_field
 from project.nets.resnet import BasicBlock, ResNet

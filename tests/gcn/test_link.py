@@ -8,10 +8,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 from runkit import DataError, TrainingProblem
+from runkit.tasks import LinkPrediction
+from runkit.tasks.link import PositiveRank
 
 from project.cli import build
-from project.tasks import LinkPrediction
-from project.tasks.link import PositiveRank
 from tests.conftest import TINY
 
 SMALL_GRAPH = ["--data.sbm_nodes=400", "--data.sbm_communities=4"]

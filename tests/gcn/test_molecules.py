@@ -183,7 +183,7 @@ def test_several_label_columns_train_the_multilabel_task_with_unknown_labels_lef
         lines.append(f"{smiles},{known[0]},{known[1]}")
     (tmp_path / "labels.csv").write_text("\n".join(lines) + "\n")
     cli = build(
-        "gcn", *TINY, f"--config={CONFIG}", "--model.task=project.tasks.Multilabel", "--data.train_path=labels.csv",
+        "gcn", *TINY, f"--config={CONFIG}", "--model.task=runkit.tasks.Multilabel", "--data.train_path=labels.csv",
         "--data.label_fields=[unsaturated,aromatic]", "--trainer.max_steps=4",
     )  # fmt: skip
     targets = cli.datamodule.train_targets()

@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 import torch
 from runkit import ConfigError
+from runkit.tasks import Regression
+from runkit.tasks.regression import pinball
 
 from project.cli import build
 from project.cli.registry import CONFIG_DIR
 from project.models.forecast import ForecastModel
 from project.nets.forecaster import LSTMForecaster
-from project.tasks import Regression
-from project.tasks.regression import pinball
 from tests.conftest import TINY
 
 INTERVALS = [f"--config={CONFIG_DIR / 'lstm_forecast_intervals.yaml'}"]

@@ -7,15 +7,15 @@ from pathlib import Path
 import pytest
 import torch
 from runkit import DataError
+from runkit.tasks import IGNORE, Tagging
+from runkit.tasks.crf import CRF
+from runkit.tasks.spans import SpanCounts, spans
 from seqeval.metrics import f1_score, precision_score, recall_score
 from seqeval.metrics.sequence_labeling import get_entities
 
 from project.cli import build, main
 from project.data.text import TaggingDataModule
 from project.data.text.conll import TaggedSentence, read_conll
-from project.nets.crf import CRF
-from project.tasks import IGNORE, Tagging
-from project.tasks.spans import SpanCounts, spans
 from tests.conftest import SMALL, TINY
 
 # Hand-made sequences that cover conlleval's edge cases: I- after O, a type change inside a span, E- and S- tags.

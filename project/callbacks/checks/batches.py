@@ -13,7 +13,7 @@ from project.callbacks.training_checks import NAN_FIXES
 
 class FirstBatches(Check):
     """The first batches' inputs finite, targets shaped and ranged for the outputs, outputs not already
-    probabilities: the task's own checks (project/tasks/).
+    probabilities: the task's own checks (lib/runkit/tasks/).
 
     They run on the network's output (a forward hook), before the loss turns a mistake into a cryptic
     error or, for a regression broadcast, into none at all. The sanity check meets the first validation

@@ -144,7 +144,7 @@ class GraphClassificationDataModule(GraphSetDataModule):
         label_field: the `smiles` source's class column (an SDF property); `labels`: given by the CLI from a
             checkpoint, leave it unset.
         label_fields: instead, several 0/1 columns, one label each, for the multilabel task
-            (`--model.task project.tasks.Multilabel`); an empty cell is a label not known (Tox21-style data),
+            (`--model.task runkit.tasks.Multilabel`); an empty cell is a label not known (Tox21-style data),
             which neither the loss nor a metric counts.
     """
 

@@ -6,10 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from runkit import DataError
+from runkit import DataError, forbidden_steps
 
 from project.data.text.files import _first, _read_utf8
-from project.tasks.spans import forbidden_steps
 
 BioErrors = Literal["repair", "refuse"]
 

@@ -6,12 +6,12 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
-from runkit import TrainingProblem
 from torchmetrics import MetricCollection
 from torchmetrics.classification import MulticlassAccuracy, MulticlassConfusionMatrix, MulticlassF1Score
 
-from project.tasks import figures
-from project.tasks.base import Task, rows_sum_to_one
+from runkit import TrainingProblem
+from runkit.tasks import figures
+from runkit.tasks.base import Task, rows_sum_to_one
 
 IGNORE = -100  # a target that counts in neither the loss nor the metrics (cross_entropy's default)
 
@@ -85,7 +85,7 @@ class Multiclass(Task):
                 f"labels have shape {list(target.shape)}, the same as the logits: one row of 0/1 per sample is a "
                 "multilabel target (or one-hot classes). One class per sample: give class ids [batch] "
                 "(target.argmax(-1)); several labels per sample: use the multilabel task "
-                "(--model.task project.tasks.Multilabel)."
+                "(--model.task runkit.tasks.Multilabel)."
             )
         if target.dim() != 1 or output.dim() != 2 or target.shape[0] != output.shape[0]:
             raise TrainingProblem(
@@ -96,7 +96,7 @@ class Multiclass(Task):
         if target.is_floating_point():
             raise TrainingProblem(
                 f"labels are {str(target.dtype).removeprefix('torch.')}, not class ids: cross-entropy wants integer "
-                "class ids. Real-valued targets: use the regression task (--model.task project.tasks.Regression)."
+                "class ids. Real-valued targets: use the regression task (--model.task runkit.tasks.Regression)."
             )
         if output.shape[1] != num_classes:
             raise TrainingProblem(

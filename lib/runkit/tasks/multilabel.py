@@ -6,7 +6,6 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
-from runkit import TrainingProblem
 from torchmetrics import MetricCollection
 from torchmetrics.classification import (
     MultilabelAveragePrecision,
@@ -15,8 +14,9 @@ from torchmetrics.classification import (
     MultilabelStatScores,
 )
 
-from project.tasks import figures
-from project.tasks.base import Task, rows_sum_to_one
+from runkit import TrainingProblem
+from runkit.tasks import figures
+from runkit.tasks.base import Task, rows_sum_to_one
 
 THRESHOLDS = torch.linspace(0.05, 0.95, 19)  # the candidates `tune_threshold` picks from
 MISSING = -1  # a label not measured (an assay not run on that molecule): neither the loss nor a metric counts it

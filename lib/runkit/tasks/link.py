@@ -5,12 +5,12 @@ from collections.abc import Sequence
 
 import torch
 import torch.nn.functional as F
-from runkit import TrainingProblem
 from torchmetrics import Metric, MetricCollection
 from torchmetrics.classification import BinaryAUROC, BinaryAveragePrecision
 from torchmetrics.wrappers import LambdaInputTransformer
 
-from project.tasks.base import Task
+from runkit import TrainingProblem
+from runkit.tasks.base import Task
 
 
 def _balanced_probabilities(scores: torch.Tensor) -> torch.Tensor:

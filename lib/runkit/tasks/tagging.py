@@ -7,20 +7,20 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
-from runkit import TrainingProblem
 from torchmetrics import MetricCollection
 from torchmetrics.classification import MulticlassAccuracy
 
-from project.nets.crf import CRF
-from project.tasks import figures
-from project.tasks.base import Task
-from project.tasks.multiclass import IGNORE
-from project.tasks.spans import SpanCounts
+from runkit import TrainingProblem
+from runkit.tasks import figures
+from runkit.tasks.base import Task
+from runkit.tasks.crf import CRF
+from runkit.tasks.multiclass import IGNORE
+from runkit.tasks.spans import SpanCounts
 
 
 class Tagging(Task):
     """Cross-entropy over the real steps, or with `crf` a linear-chain CRF's likelihood of each whole tag sequence
-    and its Viterbi decoding (`project/nets/crf.py`): the tags then depend on each other, not only on the LSTM.
+    and its Viterbi decoding (`lib/runkit/tasks/crf.py`): the tags then depend on each other, not only on the LSTM.
 
     Metrics: span precision, recall and F1 as the CoNLL evaluation defines them (`f1`, monitored), where the tags are
     BIO or IOBES (`B-PER`, `I-PER`...), beside the accuracy per step; the pictures show the F1 of each entity type.

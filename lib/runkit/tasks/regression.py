@@ -6,12 +6,12 @@ from typing import Any, Literal
 
 import torch
 import torch.nn.functional as F
-from runkit import ConfigError, TrainingProblem
 from torchmetrics import MetricCollection
 from torchmetrics.regression import MeanAbsoluteError, MeanSquaredError, R2Score
 
-from project.tasks import figures
-from project.tasks.base import Task
+from runkit import ConfigError, TrainingProblem
+from runkit.tasks import figures
+from runkit.tasks.base import Task
 
 OBSERVED_ROWS = 4096  # the validation rows kept for the pictures
 FEW_VALUES = 10  # integer targets with at most this many distinct values look like classes

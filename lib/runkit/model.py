@@ -1,4 +1,4 @@
-"""The training system shared by the LSTM, CNN and GCN families, for every task (project/tasks/)."""
+"""The training system shared by the LSTM, CNN and GCN families, for every task (lib/runkit/tasks/)."""
 
 import contextlib
 import pickle
@@ -11,14 +11,14 @@ import lightning.pytorch as L
 import torch
 from lightning.pytorch.cli import OptimizerCallable
 from lightning.pytorch.utilities import rank_zero_info
-from runkit import CheckpointError, ConfigError, UnsafePickle, load_plain_data, offers
-from runkit.compat import instantiated_by_cli, logs_this_step
 from torch import nn
 from torch.optim import Optimizer
 from torch.optim.lr_scheduler import LRScheduler
 from torchmetrics import MaxMetric, Metric, MetricCollection, MinMetric
 
-from project.tasks import Multiclass, Task
+from runkit import CheckpointError, ConfigError, UnsafePickle, load_plain_data, offers
+from runkit.compat import instantiated_by_cli, logs_this_step
+from runkit.tasks import Multiclass, Task
 
 # Called as scheduler(optimizer, total_steps): `WarmupCosineLR` and any class with that signature.
 SchedulerCallable = Callable[[Optimizer, int], LRScheduler]
@@ -34,7 +34,7 @@ class TaskModule(L.LightningModule, ABC):
     Args:
         net: the network; it ends in raw outputs (no softmax or sigmoid: the task's loss applies its own).
         num_outputs: the network's output width (classes, labels, targets); linked from the DataModule by the CLI.
-        task: a task of project/tasks/ with its own options: multiclass (`default_task` unless a family says
+        task: a task of lib/runkit/tasks/ with its own options: multiclass (`default_task` unless a family says
             otherwise), multilabel, regression, link prediction.
         optimizer: e.g. `torch.optim.AdamW`; it receives only trainable parameters.
         scheduler: called as `scheduler(optimizer, total_steps)` and stepped every optimizer step.
