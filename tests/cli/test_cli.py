@@ -277,14 +277,3 @@ def test_a_validate_runs_saved_config_starts_a_fit_as_it_is(tmp_path):
     assert "verbose" not in yaml.safe_load(saved.read_text())  # the top-level option, not the early stopping's
     again = main(["fit", f"--config={saved}", "--trainer.fast_dev_run=1"])
     assert again.trainer.state.finished
-
-
-def test_a_config_saved_before_the_tasks_moved_into_runkit_still_trains(tmp_path):
-    """tests/fixtures holds a cnn_multilabel run's config.yaml as project.fit saved it before runkit 0.2, naming
-    `project.tasks.Multilabel`: it trains as it is, with one line saying where the task lives now."""
-    saved = ROOT / "tests" / "fixtures" / "config_saved_by_runkit_0.1.yaml"
-    assert "class_path: project.tasks.Multilabel" in saved.read_text()
-    done = python("-m", "project.fit", f"--config={saved}", "--trainer.fast_dev_run=1", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "project.tasks moved to runkit.tasks in runkit 0.2.0: read as runkit.tasks" in done.stderr
-    assert "fast_dev_run finished" in done.stdout

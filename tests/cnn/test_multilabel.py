@@ -12,7 +12,7 @@ from runkit import DataError
 from project.cli import build
 from project.data.images import ImageLabelsDataModule, ShapeSetsDataModule
 from project.data.images.shapes import SHAPES, generate_shape_sets
-from tests.conftest import SMALL, TINY, fit_and_read_events
+from tests.conftest import SMALL, TINY, fit_and_read_events, python
 
 
 def test_shape_sets_hold_one_to_three_different_shapes_each_label_about_half_the_time():
@@ -124,3 +124,14 @@ def test_a_run_draws_f1_per_label_and_logs_its_hparams_metrics():
     assert "val/f1_per_label" in tags["images"]
     assert "hp/val/f1_macro_best" in tags["scalars"]
     assert Path(cli.trainer.checkpoint_callback.best_model_path).name.startswith("epoch00-f1_macro")
+
+
+def test_a_config_saved_before_the_tasks_moved_into_runkit_still_trains(tmp_path):
+    """Beside this file: a cnn_multilabel run's config.yaml as project.fit saved it before runkit 0.2, naming
+    `project.tasks.Multilabel`: it trains as it is, with one line saying where the task lives now."""
+    saved = Path(__file__).with_name("multilabel_config_saved_by_runkit_0.1.yaml")
+    assert "class_path: project.tasks.Multilabel" in saved.read_text()
+    done = python("-m", "project.fit", f"--config={saved}", "--trainer.fast_dev_run=1", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "project.tasks moved to runkit.tasks in runkit 0.2.0: read as runkit.tasks" in done.stderr
+    assert "fast_dev_run finished" in done.stdout
