@@ -26,9 +26,9 @@ from typing import TypeVar
 
 import lightning.pytorch as L
 import torch
+from runkit.callbacks.precise_batchnorm import precise_batchnorm_images
 
 from benchmarks.raw_loop import raw_fit, tick
-from project.callbacks.precise_batchnorm import precise_batchnorm_images
 from project.cli import build
 from project.cli.registry import families
 
@@ -47,7 +47,7 @@ BARE = [
     "--trainer.callbacks=[]",
     # but BatchNorm's statistics recomputed before each validation, where the defaults do (the CNN's): it changes
     # the arithmetic, not the engineering; for a network without BatchNorm it does nothing
-    "--trainer.callbacks+=project.callbacks.precise_batchnorm.PreciseBatchNorm",
+    "--trainer.callbacks+=runkit.callbacks.precise_batchnorm.PreciseBatchNorm",
 ]
 SIZES = {  # the default tasks; the LSTM's shortened to keep the whole run to minutes
     "cnn": [],  # part: cnn

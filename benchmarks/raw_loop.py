@@ -14,10 +14,9 @@ import torch
 import torch.nn.functional as F
 from lightning.fabric.utilities.apply_func import move_data_to_device
 from runkit import offers
+from runkit.batchnorm import recompute_statistics, trained_batchnorms
 from runkit.model import TaskModule
 from runkit.tasks import IGNORE
-
-from project.nets.batchnorm import recompute_statistics, trained_batchnorms
 
 
 def tick(clock: list[float], device: torch.device) -> None:

@@ -17,9 +17,9 @@ import tempfile
 import time
 
 import lightning.pytorch as L
+from runkit.callbacks.diagnostics import Diagnostics
 
 from benchmarks.parity import QUICK, SIZES, epoch_parser, interleaved, paired_ratio, silenced
-from project.callbacks.diagnostics import Diagnostics
 from project.cli import build
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import torch
 import yaml
+from runkit.checkpoints.io import read_checkpoint
 
-from project.checkpoints.io import read_checkpoint
 from tests.conftest import SMALL, TINY, python
 
 ROOT = Path(__file__).resolve().parents[1]

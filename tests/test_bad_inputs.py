@@ -46,7 +46,8 @@ def cli(*args: str) -> Callable[[], object]:
 # part: lstm
 def text_cases() -> list[Case]:
     """Text files, and the sequence model's checkpoints."""
-    from project.checkpoints.io import CheckpointError
+    from runkit.checkpoints.io import CheckpointError
+
     from project.data.text import TextClassificationDataModule
     from tests.conftest import SMALL, TINY
 

@@ -1,9 +1,8 @@
-"""BatchNorm's statistics recomputed at the current weights (project/nets/batchnorm.py)."""
+"""BatchNorm's statistics recomputed at the current weights (lib/runkit/batchnorm.py)."""
 
 import torch
+from runkit.batchnorm import recompute_statistics, trained_batchnorms
 from torch import nn
-
-from project.nets.batchnorm import recompute_statistics, trained_batchnorms
 
 
 def test_the_statistics_are_the_mean_over_the_batches_and_the_layers_are_left_as_they_were():

@@ -102,7 +102,7 @@ class Stalled(L.LightningModule):
 
 @pytest.mark.parametrize("with_validation", [True, False])
 def test_last_ckpt_holds_the_final_epoch_even_when_the_metric_stalls(tmp_path, with_validation):
-    from project.checkpoints.callback import Checkpoint
+    from runkit.checkpoints.callback import Checkpoint
 
     data = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(16, 2)), batch_size=4)
     kept = Checkpoint(dirpath=tmp_path, monitor="score" if with_validation else None, mode="max", save_last=True)
@@ -165,7 +165,7 @@ def tiny_fit(tmp_path, **trainer) -> L.Trainer:
 
 
 def test_under_fast_dev_run_lightning_writes_last_ckpt_and_our_checkpoint_does_not(tmp_path):
-    from project.checkpoints.callback import Checkpoint
+    from runkit.checkpoints.callback import Checkpoint
 
     theirs = ModelCheckpoint(dirpath=tmp_path / "theirs", save_last=True)
     tiny_fit(tmp_path, fast_dev_run=True, callbacks=[theirs])
@@ -256,7 +256,7 @@ def test_a_later_epoch_that_ties_the_best_checkpoint_replaces_it(mode, kept):
     # the first reached at a high learning rate.
     from types import SimpleNamespace
 
-    from project.checkpoints.callback import Checkpoint
+    from runkit.checkpoints.callback import Checkpoint
 
     checkpoint = Checkpoint(monitor="val/acc", mode=mode, save_top_k=1)
     checkpoint.best_k_models, checkpoint.kth_best_model_path = {"best.ckpt": torch.tensor(kept)}, "best.ckpt"

@@ -7,12 +7,11 @@ import lightning.pytorch as L
 import pytest
 import torch
 from runkit import TrainingProblem
+from runkit.callbacks import training_checks as checks
+from runkit.callbacks.diagnostics import Diagnostics
 from runkit.model import TaskModule
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
-
-from project.callbacks import training_checks as checks
-from project.callbacks.diagnostics import Diagnostics
 
 FEATURES, CLASSES = 8, 3
 
@@ -57,7 +56,7 @@ def fit(model, train=None, val=None, steps=4, diagnostics=None):
 
 @pytest.fixture
 def warnings_logged(caplog):
-    caplog.set_level(logging.WARNING, logger="project.callbacks.diagnostics")
+    caplog.set_level(logging.WARNING, logger="runkit.callbacks.diagnostics")
     return caplog
 
 

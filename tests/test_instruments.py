@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 import torch
 from PIL import Image
+from runkit.callbacks.histograms import add_histogram
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 from torch.utils.tensorboard import SummaryWriter
 
 from project import lr_find
-from project.callbacks.histograms import add_histogram
 from project.cli.registry import CONFIG_DIR
 from tests.conftest import FAMILIES, SMALL, TINY
 
@@ -80,7 +80,7 @@ def test_console_messages_follow_the_current_stderr(capsys):
     """The handler is installed once per process; each test (or notebook cell) swaps sys.stderr under it."""
     import logging
 
-    from project.callbacks.log_file import log_to_console
+    from runkit.callbacks.log_file import log_to_console
 
     log_to_console()
     logging.getLogger("project.test").warning("where does this go?")

@@ -14,21 +14,18 @@ PACKAGE = Path(project.__file__).resolve().parent
 # Lowest first. A module may import its own room and any room before it; `entries` are the thin commands at
 # the top of project/ (fit, sweep, doctor...), which nothing imports.
 LAYERS = [
-    "extras",  # the cross-cutting module at the top of project/ (errors, files and compat are runkit's)
-    "nets", "data", "models",  # the rooms a user edits (the tasks and TaskModule are runkit's)
-    "callbacks", "trackers", "checkpoints",  # a run's machinery
+    "nets", "data", "models",  # the rooms a user edits (the tasks, TaskModule and a run's machinery are runkit's)
     "cli",  # parse, build, fit, summarise
     "tools", "sweeps", "serving",  # what runs on top of the CLI
     "entries",
 ]  # fmt: skip
-TOP_MODULES = {"extras"}
 
 
 def room_of(path: Path, package: Path) -> str:
     parts = path.relative_to(package).parts
     if len(parts) > 1:
         return parts[0]
-    return path.stem if path.stem in TOP_MODULES else "entries"
+    return "entries"
 
 
 def imports(path: Path) -> list[tuple[int, str]]:
@@ -71,10 +68,10 @@ def test_every_room_of_the_package_is_placed():
     assert rooms - set(LAYERS) == set(), "a new room: place it in LAYERS and in docs/design.md"
 
 
-def test_one_module_sits_at_the_top_beside_the_thin_commands():
+def test_only_the_thin_commands_sit_at_the_top():
     top = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__", "__main__"}
     commands = {"fit", "sweep", "repeat", "runs", "doctor", "lr_find", "export", "serve"}
-    assert top - commands == TOP_MODULES
+    assert top == commands
     for name in commands:  # each a few lines that hand over to its room
         assert len((PACKAGE / f"{name}.py").read_text().splitlines()) <= 14, name
 
@@ -123,7 +120,7 @@ def test_the_check_finds_a_cycle_through_a_type_hint_only_import(tmp_path):
 
 
 # The rooms on their way into runkit (issue 52), which may still reach inside it as its own modules do.
-MOVING = {"callbacks", "checkpoints", "trackers", "cli", "tools", "sweeps", "serving"}
+MOVING = {"cli", "tools", "sweeps", "serving"}
 
 
 def runkit_imports(path: Path) -> list[tuple[int, str]]:

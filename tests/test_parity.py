@@ -2,10 +2,10 @@
 
 import pytest
 import torch
+from runkit.callbacks.precise_batchnorm import precise_batchnorm_images
 
 from benchmarks.parity import BARE
 from benchmarks.raw_loop import raw_fit
-from project.callbacks.precise_batchnorm import precise_batchnorm_images
 from project.cli import build
 from tests.conftest import FAMILIES, SMALL
 

@@ -216,7 +216,8 @@ def test_the_manifest_names_existing_paths_once():
         assert all((REPO / "notebooks" / "cells" / f"{n}.py").is_file() for n in PARTS[name]["notebooks"])
     # Every family-specific folder of the package and the tests belongs to exactly one family; the tests of the
     # package's rooms (tests/cli/, tests/checkpoints/...) are shared, as those rooms are.
-    rooms = {f"tests/{p.name}/" for p in (REPO / "project").iterdir() if (p / "__init__.py").is_file()}
+    packages = [*(REPO / "project").iterdir(), *(REPO / "lib" / "runkit").iterdir()]  # runkit's rooms' tests too
+    rooms = {f"tests/{p.name}/" for p in packages if (p / "__init__.py").is_file()}
     for parent in ("project/data", "tests"):
         folders = {
             f"{p.relative_to(REPO)}/" for p in (REPO / parent).iterdir() if p.is_dir() and p.name != "__pycache__"

@@ -7,9 +7,9 @@ import time
 from pathlib import Path
 
 import pytest
+from runkit.callbacks.run_status import read_status
+from runkit.checkpoints.io import read_checkpoint
 
-from project.callbacks.run_status import read_status
-from project.checkpoints.io import read_checkpoint
 from tests.conftest import FAMILIES
 from tests.processes import ENV, PRESETS, differing, fit, fit_command, last_checkpoint, signal_at
 

@@ -4,10 +4,10 @@ scores in their units, the losses by name, the checks made by making the mistake
 import pytest
 import torch
 from runkit import TrainingProblem
+from runkit.callbacks.diagnostics import Diagnostics
 from runkit.tasks import Regression
 from torch import nn
 
-from project.callbacks.diagnostics import Diagnostics
 from tests.test_diagnostics import FEATURES, Tiny, data, fit
 from tests.test_tasks import bound
 

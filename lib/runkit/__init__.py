@@ -50,6 +50,10 @@ _LAZY = {
     "figures": "runkit.tasks",  # the tasks' pictures (matplotlib), for a family drawing its own
     "forbidden_steps": "runkit.tasks.spans",
     "pinball": "runkit.tasks.regression",
+    # What a family's network or data may need of the machinery.
+    "receptive_field": "runkit.receptive",
+    "receptive_fields": "runkit.receptive",
+    "require_extra": "runkit.extras",
 }
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""The training system shared by the LSTM, CNN and GCN families, for every task (lib/runkit/tasks/)."""
+"""The training system shared by the LSTM, CNN and GCN families, for every task (runkit/tasks/)."""
 
 import contextlib
 import pickle
@@ -34,7 +34,7 @@ class TaskModule(L.LightningModule, ABC):
     Args:
         net: the network; it ends in raw outputs (no softmax or sigmoid: the task's loss applies its own).
         num_outputs: the network's output width (classes, labels, targets); linked from the DataModule by the CLI.
-        task: a task of lib/runkit/tasks/ with its own options: multiclass (`default_task` unless a family says
+        task: a task of runkit/tasks/ with its own options: multiclass (`default_task` unless a family says
             otherwise), multilabel, regression, link prediction.
         optimizer: e.g. `torch.optim.AdamW`; it receives only trainable parameters.
         scheduler: called as `scheduler(optimizer, total_steps)` and stepped every optimizer step.

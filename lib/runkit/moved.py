@@ -18,6 +18,12 @@ MOVED = {
     "project.tasks": ("runkit.tasks", "0.2.0"),
     "project.nets.crf": ("runkit.tasks.crf", "0.2.0"),
     "project.models.base": ("runkit.model", "0.2.0"),
+    "project.callbacks": ("runkit.callbacks", "0.2.0"),
+    "project.checkpoints": ("runkit.checkpoints", "0.2.0"),
+    "project.trackers": ("runkit.trackers", "0.2.0"),
+    "project.extras": ("runkit.extras", "0.2.0"),
+    "project.nets.receptive_field": ("runkit.receptive", "0.2.0"),
+    "project.nets.batchnorm": ("runkit.batchnorm", "0.2.0"),
 }
 
 

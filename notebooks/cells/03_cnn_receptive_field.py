@@ -18,9 +18,9 @@ os.chdir(tempfile.mkdtemp(prefix="notebook-"))
 
 # %%
 import matplotlib.pyplot as plt
+from runkit.receptive import receptive_fields
 
 from project.nets.cnn import SimpleCNN
-from project.nets.receptive_field import receptive_fields
 
 for depth in [3, "auto"]:
     net = SimpleCNN(num_outputs=4, depth=depth, image_size=32)

@@ -1,7 +1,7 @@
 # %% [markdown]
 # # 5. Troubleshooting: the diagnostics at work
 #
-# Every config turns on `project.callbacks.diagnostics.Diagnostics`. Here each classic mistake is made
+# Every config turns on `runkit.callbacks.diagnostics.Diagnostics`. Here each classic mistake is made
 # on purpose on a small model, the message it gets is shown, then the fix.
 
 # %%
@@ -18,12 +18,11 @@ import time
 import lightning.pytorch as L
 import torch
 from runkit import TrainingProblem
+from runkit.callbacks.diagnostics import Diagnostics
+from runkit.callbacks.log_file import log_to_console
 from runkit.model import TaskModule
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
-
-from project.callbacks.diagnostics import Diagnostics
-from project.callbacks.log_file import log_to_console
 
 log_to_console()  # the diagnostics' warnings, as the command line shows them
 logging.getLogger("lightning.pytorch").setLevel(logging.ERROR)  # only our messages here

@@ -12,21 +12,21 @@ from typing import Any, ClassVar
 from lightning.pytorch import LightningDataModule, LightningModule
 from lightning.pytorch.cli import LightningArgumentParser
 from runkit import CheckpointError, offers, user_error
+from runkit.callbacks.early_stopping import EarlyStop, how_it_ended
+from runkit.callbacks.graceful_stop import StoppedBySignal
+from runkit.callbacks.log_file import log_to_console
+from runkit.checkpoints.io import read_checkpoint
+from runkit.checkpoints.last import resolve_last
 from runkit.compat import CheckpointCheckingCLI, SaveConfigToRunFolder, close_process_group, quiet_lightning_console
+from runkit.trackers.reattach import reattach
+from runkit.trackers.stacking import check_loggers, pin_run_dir, stack_loggers
 
-from project.callbacks.early_stopping import EarlyStop, how_it_ended
-from project.callbacks.graceful_stop import StoppedBySignal
-from project.callbacks.log_file import log_to_console
-from project.checkpoints.io import read_checkpoint
-from project.checkpoints.last import resolve_last
 from project.cli.model_flag import data_links_for, expand_model_flag
 from project.cli.monitor import resolve_monitor
 from project.cli.parser_errors import ProjectArgumentParser
 from project.cli.progress import choose_progress_bar
 from project.cli.registry import describe_models
 from project.cli.summary import fit_summary
-from project.trackers.reattach import reattach
-from project.trackers.stacking import check_loggers, pin_run_dir, stack_loggers
 
 log = logging.getLogger(__name__)
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import yaml
 from lightning.pytorch import LightningModule
+from runkit.extras import import_object
 
 from project.cli.registry import MODELS, describe_models
-from project.extras import import_object
 
 SUBCOMMANDS = ("fit", "validate", "test", "predict")
 

@@ -6,9 +6,8 @@ from typing import Any
 from jsonargparse import Namespace
 from lightning.pytorch.callbacks import ModelCheckpoint
 from runkit import Multiclass, Task
-
-from project.callbacks.early_stopping import AUTO
-from project.extras import import_object
+from runkit.callbacks.early_stopping import AUTO
+from runkit.extras import import_object
 
 
 def task_class(model: Any) -> type[Task]:

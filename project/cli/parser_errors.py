@@ -14,8 +14,7 @@ from typing import Any, NoReturn
 
 from jsonargparse import ArgumentParser
 from lightning.pytorch.cli import LightningArgumentParser
-
-from project.extras import import_object
+from runkit.extras import import_object
 
 
 class ProjectArgumentParser(LightningArgumentParser):

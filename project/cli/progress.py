@@ -4,7 +4,7 @@ from typing import Any
 
 from jsonargparse import Namespace
 
-BAR = "project.callbacks.progress.ProgressBar"
+BAR = "runkit.callbacks.progress.ProgressBar"
 
 
 def choose_progress_bar(trainer: Any) -> None:

@@ -3,8 +3,7 @@ the fit stopped, where the checkpoints and logs are."""
 
 from lightning.pytorch import Trainer
 from runkit import TaskModule
-
-from project.callbacks.early_stopping import FitEnd
+from runkit.callbacks.early_stopping import FitEnd
 
 
 def fit_summary(

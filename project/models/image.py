@@ -4,9 +4,7 @@ from typing import Any, ClassVar
 
 import torch
 from lightning.pytorch.utilities import rank_zero_info
-from runkit import TaskModule, offers
-
-from project.nets.receptive_field import receptive_field
+from runkit import TaskModule, offers, receptive_field
 
 
 class ImageModel(TaskModule):

@@ -1,6 +1,6 @@
 """`python -m project.serve CHECKPOINT`: serve a checkpoint on LitServe, `POST /predict` and `GET /health`.
 
-Requests and answers per model: docs/serving.md. The checkpoint is read with weights only (project/checkpoints/io.py):
+Requests and answers per model: docs/serving.md. The checkpoint is read with weights only (runkit/checkpoints/io.py):
 a checkpoint that holds code is refused, as `predict` refuses it.
 """
 
@@ -11,9 +11,8 @@ import signal
 from pathlib import Path
 
 from runkit import ConfigError
-
-from project.checkpoints.io import read_checkpoint
-from project.extras import require
+from runkit.checkpoints.io import read_checkpoint
+from runkit.extras import require_extra
 
 MAX_PAYLOAD_MB = 10  # a larger body is answered 413 before it is read whole
 
@@ -61,7 +60,7 @@ def main(args: list[str] | None = None) -> int:
     parser.add_argument("--config", help="the run's config (default: config.yaml of the checkpoint's run)")
     parser.add_argument("--max_payload_mb", type=float, default=MAX_PAYLOAD_MB, help="the largest request body, in MB")
     known, overrides = parser.parse_known_args(args)
-    require("litserve", extra="serve")
+    require_extra("litserve", extra="serve")
     import litserve as ls
 
     from project.serving.api import ModelAPI
@@ -76,7 +75,7 @@ def main(args: list[str] | None = None) -> int:
         if not onnx.is_file():
             export = f"python -m project.export {checkpoint} --format onnx"
             raise ConfigError(f"{onnx}: no such file; export the checkpoint first: {export}")
-        require("onnxruntime", extra="onnx")
+        require_extra("onnxruntime", extra="onnx")
     if known.workers < 1 or known.max_batch_size < 1 or known.batch_timeout < 0:
         raise ConfigError("--workers and --max_batch_size must be at least 1, --batch_timeout at least 0")
     api = ModelAPI(checkpoint, onnx, known.config, overrides, known.max_batch_size, known.batch_timeout)

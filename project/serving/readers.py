@@ -9,9 +9,8 @@ from typing import Any, ClassVar
 
 import torch
 from runkit import ConfigError
+from runkit.extras import import_object
 from torch.utils.data import default_collate
-
-from project.extras import import_object
 
 # Where each DataModule's requests are read: the first class of its MRO named here. By name and path, so that a
 # project generated without a family imports nothing of it.

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from runkit import ConfigError
+from runkit.trackers.stacking import runs_root
 
 from project.cli.model_flag import expand_model_flag
 from project.sweeps.runs import key_args
 from project.sweeps.spec import SweepSpec
-from project.trackers.stacking import runs_root
 
 REFUSED = ("--ckpt_path", "--run_dir")  # each run sets its own
 

@@ -31,11 +31,12 @@ def main(args: Sequence[str] | None = None) -> int:
     if count < (1 if ours.seeds else 2):
         raise ConfigError(f"--{'seeds' if ours.seeds else 'folds'} must be >= {1 if ours.seeds else 2}, got {count}")
 
+    from runkit.trackers.stacking import runs_root
+
     from project.cli import compose
     from project.sweeps.checks import REFUSED
     from project.sweeps.repeats import summary_line
     from project.sweeps.runs import STOPPED_CODES, repeated_runs
-    from project.trackers.stacking import runs_root
 
     if refused := [a for a in fit_args if a.split("=", 1)[0].startswith(REFUSED)]:
         raise ConfigError(f"{refused[0].split('=', 1)[0]} is set by project.repeat for each run: leave it out")

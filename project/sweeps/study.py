@@ -15,8 +15,8 @@ from types import FrameType
 from typing import Any
 
 from runkit import ConfigError
+from runkit.callbacks.run_status import alive
 
-from project.callbacks.run_status import alive
 from project.sweeps.checks import Checked
 from project.sweeps.report import best_trial
 from project.sweeps.runs import STOPPED_CODES, Run, key_args, mean_std, repeated_runs, wait

@@ -14,9 +14,9 @@ from typing import Any
 import torch
 from lightning.pytorch import Callback, LightningModule, Trainer
 from runkit import TaskModule, TrainingProblem, offers
+from runkit.callbacks.diagnostics import CHECKS, Diagnostics
+from runkit.callbacks.training_checks import named_tensors
 
-from project.callbacks.diagnostics import CHECKS, Diagnostics
-from project.callbacks.training_checks import named_tensors
 from project.cli import compose
 from project.tools.table import markdown
 

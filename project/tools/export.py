@@ -2,7 +2,7 @@
 
 safetensors (the default): the weights alone, to load into the same model built from its config. A
 Lightning checkpoint is a pickle: loading one from a stranger can run their code (this project loads its
-own with `weights_only=True`, see project/checkpoints/io.py). A .safetensors file is a JSON header and raw
+own with `weights_only=True`, see lib/runkit/checkpoints/io.py). A .safetensors file is a JSON header and raw
 tensor bytes; reading it cannot run anything. The model's config travels in the header's metadata.
 
 onnx: the network and its predictions as a graph that runs without PyTorch or this project (onnxruntime,
@@ -14,10 +14,9 @@ import argparse
 import json
 from pathlib import Path
 
+from runkit.checkpoints.io import read_checkpoint
 from safetensors.torch import load_file, save_file
 from torch import nn
-
-from project.checkpoints.io import read_checkpoint
 
 
 def export(checkpoint: str | Path, out: str | Path | None = None) -> Path:

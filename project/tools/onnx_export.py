@@ -21,10 +21,9 @@ import numpy as np
 import torch
 import yaml
 from runkit import ConfigError, UserError, offers
+from runkit.checkpoints.io import read_checkpoint
+from runkit.extras import require_extra
 from torch import nn
-
-from project.checkpoints.io import read_checkpoint
-from project.extras import require
 
 FIT_ONLY = ("ckpt_path", "weights_only")  # keys of a saved fit config that building the model does not take
 ATOL, RTOL = 1e-4, 1e-4  # float32 kernels of two libraries summing in different orders (docs/export.md)
@@ -80,7 +79,7 @@ def export_onnx(
 ) -> tuple[Path, Verdict]:
     """Export `checkpoint` to `out` (default: beside it, .onnx), run it with onnxruntime on two validation
     batches and compare with the checkpoint's outputs; raise ExportMismatch when they differ."""
-    require("onnx", "onnxscript", "onnxruntime", extra="onnx")
+    require_extra("onnx", "onnxscript", "onnxruntime", extra="onnx")
     # torch's exporter warns once per torchvision operator that torchvision is missing: this project uses none.
     logging.getLogger("torch.onnx._internal.exporter._registration").addFilter(
         lambda record: not record.getMessage().startswith("torchvision is not installed")

@@ -18,8 +18,8 @@ from typing import Any
 
 import yaml
 from runkit import ConfigError
+from runkit.callbacks.run_status import alive, read_status
 
-from project.callbacks.run_status import alive, read_status
 from project.tools.table import markdown, short_names
 
 # Keys every run has its own value for, or that say where, not how: left out of the comparison.

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 import torch
+from runkit.checkpoints.io import AtomicCheckpointIO, CheckpointError, check_complete, read_checkpoint
 
-from project.checkpoints.io import AtomicCheckpointIO, CheckpointError, check_complete, read_checkpoint
 from project.cli import main
 from tests.conftest import FAMILIES, SMALL, TINY
 
@@ -60,7 +60,7 @@ def test_resuming_from_a_cut_short_last_uses_the_newest_complete_checkpoint(tmp_
         main([*args, "--ckpt_path", str(RUN / "last.ckpt")], subcommand="fit")
     assert (RUN / "last.ckpt").stat().st_size == size  # the failed start wrote nothing over it
 
-    with caplog.at_level(logging.WARNING, logger="project.checkpoints.last"):
+    with caplog.at_level(logging.WARNING, logger="runkit.checkpoints.last"):
         cli = main([*args, "--trainer.max_epochs=2", "--ckpt_path", "last"], subcommand="fit")
     assert f"Resuming from {good} instead" in caplog.text
     assert cli.trainer.current_epoch == 2 and cli.trainer.global_step > read_checkpoint(good)["global_step"]

@@ -7,8 +7,8 @@ from pathlib import Path
 import lightning.pytorch as L
 import pytest
 import torch
+from runkit.checkpoints.io import AtomicCheckpointIO, CheckpointError, read_checkpoint
 
-from project.checkpoints.io import AtomicCheckpointIO, CheckpointError, read_checkpoint
 from project.cli import build, main
 from project.tools.export import export, load_weights
 from tests.conftest import FAMILIES, SMALL, TINY

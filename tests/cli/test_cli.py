@@ -128,7 +128,8 @@ def test_the_optimizer_gets_only_what_its_config_says(family):
 
 
 def ended(cli):
-    from project.callbacks.early_stopping import how_it_ended
+    from runkit.callbacks.early_stopping import how_it_ended
+
     from project.cli.summary import fit_summary
 
     end = how_it_ended(cli.trainer)
@@ -152,7 +153,8 @@ def test_the_fit_summary_says_where_and_why_the_fit_stopped(tmp_path):
 
 
 def test_a_fit_stopped_at_its_first_epoch_says_so_and_its_status_is_early_stopped(tmp_path):
-    from project.callbacks.run_status import read_status
+    from runkit.callbacks.run_status import read_status
+
     from project.cli import build
 
     family = FAMILIES[0]

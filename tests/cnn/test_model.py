@@ -40,7 +40,7 @@ def test_compiled_network_keeps_its_checkpoint_keys_and_outputs():
 
 
 def test_each_validation_reads_batchnorm_statistics_of_the_current_weights(build_cnn):
-    from project.nets.batchnorm import recompute_statistics, trained_batchnorms
+    from runkit.batchnorm import recompute_statistics, trained_batchnorms
 
     cli = build_cnn(
         "--trainer.max_epochs=2", "--trainer.callbacks.images=200", "--early_stopping.stopping_threshold=null"

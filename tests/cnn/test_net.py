@@ -2,10 +2,10 @@ import math
 
 import pytest
 import torch
+from runkit.receptive import receptive_field, receptive_fields
 from torch import nn
 
 from project.nets.cnn import SimpleCNN
-from project.nets.receptive_field import receptive_field, receptive_fields
 
 
 @pytest.mark.parametrize("conv", ["standard", "grouped", "depthwise_separable"])
@@ -99,8 +99,7 @@ def test_the_receptive_field_check_warns_below_half_the_image_and_names_the_fix(
     from types import SimpleNamespace
 
     from runkit import DataOffers
-
-    from project.callbacks.checks import ReceptiveField, Report
+    from runkit.callbacks.checks import ReceptiveField, Report
 
     class Images64(DataOffers):
         image_size = 64

@@ -9,10 +9,10 @@ import pytest
 import torch
 from runkit import CheckpointError, ConfigError
 from runkit.model import load_net_weights
+from runkit.receptive import receptive_field
 from torch import nn
 
 from project.models.image import ImageModel
-from project.nets.receptive_field import receptive_field
 from project.nets.resnet import BasicBlock, ResNet
 
 RESNET18 = {"widths": (64, 128, 256, 512), "blocks": (2, 2, 2, 2), "stem": "standard"}

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import torch
 from runkit import ConfigError, DataError
+from runkit.callbacks.diagnostics import Diagnostics
 
-from project.callbacks.diagnostics import Diagnostics
 from project.cli import build
 from project.data.series import SeriesDataModule
 from project.data.series.windows import Windows
@@ -132,7 +132,7 @@ def test_a_missing_column_a_short_split_and_a_season_longer_than_the_input_are_n
 
 
 def test_validation_windows_overlapping_training_ones_are_flagged(caplog):
-    caplog.set_level(logging.WARNING, logger="project.callbacks.diagnostics")
+    caplog.set_level(logging.WARNING, logger="runkit.callbacks.diagnostics")
     cli = build("lstm_forecast", *TINY, *SMALL_SERIES, "--trainer.max_steps=2", "--trainer.limit_val_batches=1")
     dm = cli.datamodule
     dm.setup("fit")

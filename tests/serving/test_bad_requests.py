@@ -10,8 +10,8 @@ import httpx
 import pytest
 import torch
 from PIL import Image
+from runkit import extras
 
-from project import extras
 from project.serving.command import main
 from tests.conftest import SMALL
 from tests.serving.server import ask_together, serving, trained
@@ -57,7 +57,8 @@ def test_bad_requests_get_4xx_naming_the_field_and_the_server_goes_on():
 
 
 def test_a_crafted_checkpoint_is_refused_before_the_server_starts_and_runs_nothing(tmp_path):
-    from project.checkpoints.io import CheckpointError
+    from runkit.checkpoints.io import CheckpointError
+
     from tests.checkpoints.test_safe_loading import Payload  # unpickled, it creates the file: "runs code"
 
     crafted = tmp_path / "crafted.ckpt"

@@ -9,8 +9,8 @@ import onnx
 import onnxruntime
 import pytest
 import torch
+from runkit import extras
 
-from project import extras
 from project.cli import build
 from project.cli.registry import MODELS
 from project.tools.export import main as export_main

@@ -5,8 +5,8 @@ import json
 import subprocess
 
 import pytest
+from runkit.callbacks.run_status import read_status
 
-from project.callbacks.run_status import read_status
 from project.cli import build
 from project.tools.runs import main as runs
 from tests.conftest import FAMILIES, SMALL, TINY

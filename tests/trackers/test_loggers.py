@@ -5,10 +5,10 @@ import csv
 
 import pytest
 from lightning.pytorch.loggers import TensorBoardLogger
+from runkit.trackers.csv_run import CSVLogger
 
 from project.cli import build
 from project.cli.registry import CONFIG_DIR
-from project.trackers.csv_run import CSVLogger
 from tests.conftest import FAMILIES, SMALL, TINY
 
 MODEL = FAMILIES[0]

@@ -11,12 +11,11 @@ import pytest
 import wandb
 import yaml
 from mlflow.tracking import MlflowClient
-from runkit import ConfigError, user_error
+from runkit import ConfigError, extras, user_error
+from runkit.trackers.wandb_run import STEP_KEY, WandbLogger, history
 
-from project import extras
 from project.cli import build
 from project.cli.registry import CONFIG_DIR
-from project.trackers.wandb_run import STEP_KEY, WandbLogger, history
 from tests.conftest import FAMILIES, ROOT, SMALL, TINY
 from tests.processes import ENV, fit, fit_command, signal_at
 

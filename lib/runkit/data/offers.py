@@ -43,7 +43,7 @@ class DataOffers:
 
     def statistics_batches(self, samples: int) -> Any:
         """Batches of about `samples` training inputs, the same ones every time and without augmentation, for
-        recomputing BatchNorm's statistics (project/nets/batchnorm.py); None: not offered."""
+        recomputing BatchNorm's statistics (runkit/batchnorm.py); None: not offered."""
         return None
 
     def split_overlap(self) -> str | None:

@@ -1,5 +1,5 @@
 """What a model learns to predict: the loss, metrics, monitored metric, predictions, checks and pictures of
-each task. The training system (lib/runkit/model.py) asks its task and knows none of them itself.
+each task. The training system (runkit/model.py) asks its task and knows none of them itself.
 
 `multiclass` (one class per row, cross-entropy), `multilabel` (a set of labels per row, binary
 cross-entropy per label), `regression` (real values, MSE / L1 / Huber on standardised targets) and

@@ -20,7 +20,7 @@ from runkit.tasks.spans import SpanCounts
 
 class Tagging(Task):
     """Cross-entropy over the real steps, or with `crf` a linear-chain CRF's likelihood of each whole tag sequence
-    and its Viterbi decoding (`lib/runkit/tasks/crf.py`): the tags then depend on each other, not only on the LSTM.
+    and its Viterbi decoding (`runkit/tasks/crf.py`): the tags then depend on each other, not only on the LSTM.
 
     Metrics: span precision, recall and F1 as the CoNLL evaluation defines them (`f1`, monitored), where the tags are
     BIO or IOBES (`B-PER`, `I-PER`...), beside the accuracy per step; the pictures show the F1 of each entity type.

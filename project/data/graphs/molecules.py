@@ -15,10 +15,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import torch
-from runkit import DataError, MissingDataError, seeded_split
+from runkit import DataError, MissingDataError, require_extra, seeded_split
 from torch_geometric.data import Data
-
-from project.extras import require
 
 Split = Literal["random", "scaffold"]
 Invalid = Literal["error", "skip"]
@@ -57,7 +55,7 @@ class Molecule:
 
 
 def require_rdkit() -> None:
-    require("rdkit", extra="molecules")
+    require_extra("rdkit", extra="molecules")
 
 
 def _one_hot(value: Any, choices: Sequence[Any]) -> list[float]:

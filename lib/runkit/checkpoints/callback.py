@@ -1,16 +1,16 @@
 """The run's ModelCheckpoint: best by the task's metric, and `last.ckpt` after every epoch."""
 
 from lightning.pytorch import LightningModule, Trainer
-from runkit import ConfigError
-from runkit.compat import LastAfterEveryEpoch
 from torch import Tensor
 
-from project.callbacks.early_stopping import AUTO
+from runkit import ConfigError
+from runkit.callbacks.early_stopping import AUTO
+from runkit.compat import LastAfterEveryEpoch
 
 
 class Checkpoint(LastAfterEveryEpoch):
     """ModelCheckpoint whose `last.ckpt` is the latest epoch and that saves nothing under `fast_dev_run`
-    (both Lightning workarounds, in lib/runkit/compat.py).
+    (both Lightning workarounds, in runkit/compat.py).
 
     `monitor: auto` is the task's metric, in its direction, with files named `epoch03-acc0.9870.ckpt`,
     `epoch03-mae1.2345.ckpt`...: the CLI writes them into the config before this is built

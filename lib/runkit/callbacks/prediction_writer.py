@@ -5,6 +5,7 @@ from typing import Any
 
 from lightning.pytorch import LightningModule, Trainer
 from lightning.pytorch.callbacks import BasePredictionWriter
+
 from runkit import offers
 
 

@@ -1,10 +1,10 @@
-"""Every checkpoint names the tracker runs it belongs to, so a resume continues them (project/trackers/reattach.py)."""
+"""Every checkpoint names the tracker runs it belongs to, so a resume continues them (runkit/trackers/reattach.py)."""
 
 from typing import Any
 
 from lightning.pytorch import Callback, LightningModule, Trainer
 
-from project.trackers.reattach import CHECKPOINT_KEY, saved_runs
+from runkit.trackers.reattach import CHECKPOINT_KEY, saved_runs
 
 
 class TrackerRuns(Callback):

@@ -3,12 +3,12 @@ validation, no autograd graph kept across steps."""
 
 import torch
 from lightning.pytorch import LightningModule, Trainer
-from runkit import offers
 from torch import nn
 
-from project.callbacks import training_checks as checks
-from project.callbacks.checks.base import Check, Report
-from project.nets.receptive_field import receptive_fields
+from runkit import offers
+from runkit.callbacks import training_checks as checks
+from runkit.callbacks.checks.base import Check, Report
+from runkit.receptive import receptive_fields
 
 
 class Parameters(Check):

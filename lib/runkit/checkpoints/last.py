@@ -4,8 +4,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from project.checkpoints.io import CheckpointError, check_complete, find_last, newest_complete
-from project.trackers.stacking import first_logger
+from runkit.checkpoints.io import CheckpointError, check_complete, find_last, newest_complete
+from runkit.trackers.stacking import first_logger
 
 log = logging.getLogger(__name__)
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from lightning.pytorch.loggers import CSVLogger as LightningCSVLogger
 from lightning.pytorch.utilities import rank_zero_only
+
 from runkit.compat import continue_csv_columns
 
 

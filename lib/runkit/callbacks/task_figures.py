@@ -2,11 +2,12 @@
 
 from lightning.pytorch import Callback, LightningModule, Trainer
 from lightning.pytorch.loggers import TensorBoardLogger
+
 from runkit import offers
 
 
 class TaskFigures(Callback):
-    """Draws `pl_module.figures()` (the task's, lib/runkit/tasks/, and the model's own) every `every_n_epochs` and at
+    """Draws `pl_module.figures()` (the task's, runkit/tasks/, and the model's own) every `every_n_epochs` and at
     the last epoch.
 
     matplotlib's drawing costs a visible share of a short epoch (benchmarks/callback_costs.py), hence not

@@ -1,14 +1,14 @@
 """BatchNorm's statistics recomputed at the current weights before each validation of a fit
-(project/nets/batchnorm.py says why). Named in the configs of the families whose networks use BatchNorm."""
+(runkit/batchnorm.py says why). Named in the configs of the families whose networks use BatchNorm."""
 
 from typing import Any
 
 import lightning.pytorch as L
 from lightning.fabric.utilities.apply_func import move_data_to_device
 from lightning.pytorch.trainer.states import TrainerFn
-from runkit import offers
 
-from project.nets.batchnorm import recompute_statistics, trained_batchnorms
+from runkit import offers
+from runkit.batchnorm import recompute_statistics, trained_batchnorms
 
 
 class PreciseBatchNorm(L.Callback):

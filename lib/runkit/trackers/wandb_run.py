@@ -10,8 +10,8 @@ from typing import Any
 from lightning.pytorch.loggers import WandbLogger as LightningWandbLogger
 from lightning.pytorch.utilities import rank_zero_only
 
-from project.extras import require
-from project.trackers.reattach import run_folder, unlogged
+from runkit.extras import require_extra
+from runkit.trackers.reattach import run_folder, unlogged
 
 STEP_KEY = "trainer/global_step"  # Lightning logs the step as this metric, W&B's x-axis for every other one
 
@@ -21,11 +21,11 @@ class WandbLogger(LightningWandbLogger):
 
     Offline (the default) nothing leaves the machine; `wandb sync logs/cnn/version_3/wandb/offline-run-*`
     uploads it later. A fit resumed from a checkpoint gets the W&B run id the checkpoint saved (`id`, set by
-    the CLI: project/trackers/reattach.py): it continues that run, in a new offline folder of the same id,
+    the CLI: runkit/trackers/reattach.py): it continues that run, in a new offline folder of the same id,
     and skips the steps the earlier folders already hold (an exact resume logs the same values again).
 
     Args:
-        name, version, save_dir: set from the first logger's run folder (project/trackers/stacking.py).
+        name, version, save_dir: set from the first logger's run folder (runkit/trackers/stacking.py).
         project: the W&B project; default: `name`.
         **kwargs: Lightning's WandbLogger's and `wandb.init`'s (entity, tags, group...).
     """
@@ -43,7 +43,7 @@ class WandbLogger(LightningWandbLogger):
         prefix: str = "",
         **kwargs: Any,
     ) -> None:
-        require("wandb", extra="wandb")
+        require_extra("wandb", extra="wandb")
         folder, run = run_folder(save_dir, name, version)
         self._earlier = logged_steps(folder / "wandb", id) if id is not None else {}
         folder.mkdir(parents=True, exist_ok=True)
@@ -60,7 +60,7 @@ class WandbLogger(LightningWandbLogger):
 
     @staticmethod
     def check_config(init_args: Any) -> None:
-        require("wandb", extra="wandb")
+        require_extra("wandb", extra="wandb")
 
     @property
     def resume_value(self) -> str | None:

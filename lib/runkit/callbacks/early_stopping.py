@@ -6,9 +6,9 @@ from typing import Literal
 from lightning.pytorch import LightningModule, Trainer
 from lightning.pytorch.callbacks import EarlyStopping
 from lightning.pytorch.callbacks.early_stopping import EarlyStoppingReason
-from runkit import ConfigError
 
-from project.callbacks.graceful_stop import GracefulStop
+from runkit import ConfigError
+from runkit.callbacks.graceful_stop import GracefulStop
 
 AUTO = "auto"  # `monitor: auto`: the metric and direction of the model's task, filled in by the CLI (cli/monitor.py)
 

@@ -9,10 +9,10 @@ from typing import Any, Literal
 
 from lightning.pytorch.loggers import MLFlowLogger as LightningMLFlowLogger
 from lightning.pytorch.utilities import rank_zero_only
-from runkit import ConfigError
 
-from project.extras import require
-from project.trackers.reattach import run_folder, unlogged
+from runkit import ConfigError
+from runkit.extras import require_extra
+from runkit.trackers.reattach import run_folder, unlogged
 
 REACH_TIMEOUT_S = 5.0
 
@@ -27,12 +27,12 @@ class MLFlowLogger(LightningMLFlowLogger):
     and the last checkpoint are logged as artifacts when the fit ends.
 
     A fit resumed from a checkpoint gets the MLflow run id the checkpoint saved (`run_id`, set by the CLI:
-    project/trackers/reattach.py) and logs into that run. Steps it had logged past the checkpoint before it
+    runkit/trackers/reattach.py) and logs into that run. Steps it had logged past the checkpoint before it
     was stopped are not logged again: the resume is exact, so they hold the same values, and MLflow cannot
     delete a metric's points.
 
     Args:
-        name, version, save_dir: set from the first logger's run folder (project/trackers/stacking.py).
+        name, version, save_dir: set from the first logger's run folder (runkit/trackers/stacking.py).
     """
 
     resume_key = "run_id"  # the init argument that names the tracker run to continue
@@ -49,7 +49,7 @@ class MLFlowLogger(LightningMLFlowLogger):
         prefix: str = "",
         synchronous: bool | None = None,
     ) -> None:
-        require("mlflow", extra="mlflow")
+        require_extra("mlflow", extra="mlflow")
         tracking_uri = store_uri(tracking_uri, save_dir)
         folder, run = run_folder(save_dir, name, version)
         super().__init__(
@@ -69,8 +69,8 @@ class MLFlowLogger(LightningMLFlowLogger):
 
     @staticmethod
     def check_config(init_args: Any) -> None:
-        """Before the run is built (project/trackers/stacking.py): the extra is installed, the tracking URI answers."""
-        require("mlflow", extra="mlflow")
+        """Before the run is built (runkit/trackers/stacking.py): the extra is installed, the tracking URI answers."""
+        require_extra("mlflow", extra="mlflow")
         check_reachable(store_uri(init_args.get("tracking_uri"), init_args.get("save_dir") or "logs"))
 
     @property

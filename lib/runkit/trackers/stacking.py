@@ -5,8 +5,7 @@ from pathlib import Path
 from typing import Any
 
 from runkit import ConfigError
-
-from project.extras import import_object
+from runkit.extras import import_object
 
 FOLDER_KEYS = ("save_dir", "name", "version")
 

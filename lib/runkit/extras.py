@@ -8,13 +8,13 @@ from typing import Any
 
 from runkit import UserError
 
-# extra -> the pip packages it installs (as pyproject.toml lists them)
+# extra -> the pip packages it installs (as a project's pyproject.toml lists them), for the features runkit runs; a
+# project's own extra (molecules) names its modules, which are then the packages too.
 EXTRAS = {
     "onnx": ("onnx", "onnxscript", "onnxruntime"),
     "mlflow": ("mlflow-skinny",),
     "wandb": ("wandb",),
     "serve": ("litserve", "httpx"),
-    "molecules": ("rdkit",),  # part: molecules
 }
 
 
@@ -22,13 +22,13 @@ class MissingExtra(UserError):
     """A feature's optional packages are not installed."""
 
 
-def require(*modules: str, extra: str) -> None:
+def require_extra(*modules: str, extra: str) -> None:
     """Raise MissingExtra naming the pip command unless every module in `modules` can be imported."""
     missing = [name for name in modules if importlib.util.find_spec(name) is None]
     if missing:
         raise MissingExtra(
             f"this needs the '{extra}' extra, and {', '.join(missing)} is not installed: pip install "
-            f'{" ".join(EXTRAS[extra])}   (or, in this project: pip install -e ".[{extra}]")'
+            f'{" ".join(EXTRAS.get(extra, modules))}   (or, in this project: pip install -e ".[{extra}]")'
         )
 
 

@@ -3,11 +3,11 @@
 import time
 
 from lightning.pytorch import LightningModule, Trainer
-from runkit import offers
 from torch.utils.data import DataLoader
 
-from project.callbacks import training_checks as checks
-from project.callbacks.checks.base import Check, Report
+from runkit import offers
+from runkit.callbacks import training_checks as checks
+from runkit.callbacks.checks.base import Check, Report
 
 
 class Splits(Check):

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from lightning.fabric.plugins.io.torch_io import TorchCheckpointIO
+
 from runkit import CheckpointError, UnsafePickle, load_plain_data, write_atomically
 
 

@@ -7,6 +7,7 @@ import lightning.pytorch as L
 import numpy as np
 import torch
 from lightning.pytorch.utilities import rank_zero_warn
+
 from runkit.compat import load_pending_loader_state
 
 
@@ -17,7 +18,7 @@ class ResumeState(L.Callback):
     Lightning's checkpoints hold weights, optimizers, loop progress and the loader's position, not the
     RNG states: without them a resumed run restarts dropout masks and main-process augmentation from
     the seed. The samplers need nothing here: their order is a function of seed and epoch
-    (lib/runkit/data/sampling.py).
+    (runkit/data/sampling.py).
 
     Lightning 2.6 also forgets the loader's saved position when `configure_optimizers` asked for
     `trainer.estimated_stepping_batches` (our schedulers do): the loader is built before the

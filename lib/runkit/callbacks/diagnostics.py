@@ -13,7 +13,7 @@ import torch
 from lightning.pytorch import Callback, LightningModule, Trainer
 from lightning.pytorch.utilities import rank_zero_only
 
-from project.callbacks.checks import (
+from runkit.callbacks.checks import (
     Check,
     DataSpeed,
     EvalMode,

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import lightning.pytorch as L
-from runkit import write_atomically
 
-from project.callbacks.early_stopping import how_it_ended
-from project.callbacks.graceful_stop import StoppedBySignal
+from runkit import write_atomically
+from runkit.callbacks.early_stopping import how_it_ended
+from runkit.callbacks.graceful_stop import StoppedBySignal
 
 FILENAME = "status.json"
 

@@ -4,16 +4,16 @@ from typing import Any
 
 import torch
 from lightning.pytorch import LightningModule, Trainer
-from runkit import TrainingProblem
 
-from project.callbacks import training_checks as checks
-from project.callbacks.checks.base import Check, Report
-from project.callbacks.training_checks import NAN_FIXES
+from runkit import TrainingProblem
+from runkit.callbacks import training_checks as checks
+from runkit.callbacks.checks.base import Check, Report
+from runkit.callbacks.training_checks import NAN_FIXES
 
 
 class FirstBatches(Check):
     """The first batches' inputs finite, targets shaped and ranged for the outputs, outputs not already
-    probabilities: the task's own checks (lib/runkit/tasks/).
+    probabilities: the task's own checks (runkit/tasks/).
 
     They run on the network's output (a forward hook), before the loss turns a mistake into a cryptic
     error or, for a regression broadcast, into none at all. The sanity check meets the first validation

@@ -7,6 +7,7 @@ from typing import Any
 
 import torch
 from lightning.pytorch import LightningModule, Trainer
+
 from runkit import TrainingProblem
 
 

@@ -3,10 +3,10 @@ in training_checks.py, each with its thresholds named. A check sees the hooks it
 through `Report`; the callback (diagnostics.py) only dispatches, so a new check touches no other.
 """
 
-from project.callbacks.checks.base import Check, Finding, Report
-from project.callbacks.checks.batches import Finite, FirstBatches
-from project.callbacks.checks.data import DataSpeed, Splits, Targets
-from project.callbacks.checks.model import EvalMode, Gradients, KeptGraphs, Parameters, ReceptiveField
+from runkit.callbacks.checks.base import Check, Finding, Report
+from runkit.callbacks.checks.batches import Finite, FirstBatches
+from runkit.callbacks.checks.data import DataSpeed, Splits, Targets
+from runkit.callbacks.checks.model import EvalMode, Gradients, KeptGraphs, Parameters, ReceptiveField
 
 __all__ = [
     "Check",

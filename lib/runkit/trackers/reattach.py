@@ -4,7 +4,7 @@ started from a checkpoint hands it back to the same logger before the logger exi
 from pathlib import Path
 from typing import Any
 
-from project.trackers.stacking import as_list
+from runkit.trackers.stacking import as_list
 
 CHECKPOINT_KEY = "tracker_runs"  # {logger class path: {init argument: value}}
 
