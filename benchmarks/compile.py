@@ -19,7 +19,7 @@ import torch.nn.functional as F
 
 from benchmarks.parity import silenced
 from project.cli import build
-from project.cli.registry import families as family_models
+from project.registry import REGISTRY
 
 OVERRIDES = {
     "cnn": ["--data.num_train=256", "--data.num_val=64"],  # part: cnn
@@ -53,7 +53,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one family, few steps")
     args = parser.parse_args()
-    families, steps = (family_models()[:1], 3) if args.quick else (family_models(), 20)
+    families, steps = (REGISTRY.families()[:1], 3) if args.quick else (REGISTRY.families(), 20)
     print("| family | mode | eager ms/step | compiled ms/step | speed-up | compile s |")
     print("|---|---|---|---|---|---|")
     os.chdir(tempfile.mkdtemp())

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from benchmarks.parity import silenced
 from benchmarks.real_data import CASES, LAUNCH, tested_metrics
-from project.cli.registry import CONFIG_DIR
+from project.registry import CONFIG_DIR
 from project.tools.lr_find import LR_FLAG, RULES, range_test
 
 BOARD = ["digits_32", "digits_64_half", "digits_96_quarter", "faces", "textures", "japanese_vowels", "gunpoint",

@@ -30,7 +30,7 @@ from runkit.callbacks.precise_batchnorm import precise_batchnorm_images
 
 from benchmarks.raw_loop import raw_fit, tick
 from project.cli import build
-from project.cli.registry import families
+from project.registry import REGISTRY
 
 V = TypeVar("V")
 
@@ -119,7 +119,7 @@ def epoch_parser(description: str, reps: int | None, epochs: int) -> argparse.Ar
     the interleaved repetitions (`reps=None`: none) and the epochs of each run."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--quick", action="store_true", help="tiny sizes, for the test suite")
-    parser.add_argument("--families", nargs="+", default=families())
+    parser.add_argument("--families", nargs="+", default=REGISTRY.families())
     if reps is not None:
         parser.add_argument("--reps", type=int, default=reps)
     parser.add_argument("--epochs", type=int, default=epochs)

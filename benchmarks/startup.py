@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 
-from project.cli.registry import families as family_models
+from project.registry import REGISTRY
 
 BASELINE = [sys.executable, "-c", "import lightning.pytorch"]
 
@@ -29,7 +29,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one family, one repetition")
     args = parser.parse_args()
-    families, reps = (family_models()[:1], 1) if args.quick else (family_models(), 3)
+    families, reps = (REGISTRY.families()[:1], 1) if args.quick else (REGISTRY.families(), 3)
     print("| command | s (median) | vs import lightning.pytorch |")
     print("|---|---|---|")
     with tempfile.TemporaryDirectory() as cwd:

@@ -15,7 +15,7 @@ import sys
 import tempfile
 import time
 
-from project.cli.registry import MODELS
+from project.registry import CONFIG_DIR, MODELS
 
 
 def one(name: str) -> dict[str, float]:
@@ -54,7 +54,7 @@ def main() -> None:
                 capture_output=True,
                 text=True,
                 check=True,
-                env={"PYTHONPATH": str(MODELS[name].path.parent.parent), "PATH": "/usr/bin:/bin"},
+                env={"PYTHONPATH": str(CONFIG_DIR.parent), "PATH": "/usr/bin:/bin"},
             )
         result = json.loads(done.stdout.split("RESULT ", 1)[1])
         shown = ", ".join(f"{k} {v:.3f}" for k, v in result.items() if k.startswith("val/"))

@@ -24,7 +24,7 @@ import yaml
 from benchmarks.parity import QUICK, SIZES, silenced
 from benchmarks.switches import TrainClock
 from project.cli import build
-from project.cli.registry import CONFIG_DIR
+from project.registry import CONFIG_DIR
 
 LOGGERS = CONFIG_DIR / "loggers"
 ASYNC = "mlflow_async.yaml"  # mlflow.yaml with `synchronous: false`, written where the runs go

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from project.cli.registry import MODELS, families
+from project.registry import MODELS, REGISTRY
 from tests.postgres import postgres_server  # noqa: F401 (a fixture: a PostgreSQL server of the test's own)
 from tests.preloaded import Server
 
@@ -22,7 +22,7 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 
 # The model families this project has (a project generated without some has fewer): one multiclass model each,
 # on which the engineering they all share is tested.
-FAMILIES = families()
+FAMILIES = REGISTRY.families()
 # The models of the other tasks; with FAMILIES, what doctor, resume and DDP parity are tested on.
 TASK_MODELS = [name for name in MODELS if name not in FAMILIES]
 
@@ -35,7 +35,7 @@ TINY = (
     "--trainer.min_steps=null",  # a config's floor of steps (the CNN's 100) would outlast these shrunk runs
 )
 
-# Each model, shrunk to seconds of training: kept with its registry entry (project/cli/registry.py).
+# Each model, shrunk to seconds of training: kept with its registry entry (project/registry.py).
 SMALL = {name: list(entry.test_args) for name, entry in MODELS.items()}
 
 

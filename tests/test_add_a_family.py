@@ -5,13 +5,13 @@ from pathlib import Path
 
 import torch
 import yaml
-from runkit import BaseDataModule
+from runkit import BaseDataModule, ModelEntry
 from runkit.model import TaskModule
 from torch import nn
 from torch.utils.data import TensorDataset
 
 from project.cli import main
-from project.cli.registry import MODELS, ModelEntry, describe_models
+from project.registry import MODELS, REGISTRY
 from tests.conftest import TINY
 
 
@@ -70,7 +70,7 @@ def test_a_new_family_trains_tests_resumes_and_predicts_with_a_config_and_a_regi
     monkeypatch.setitem(
         MODELS, "toy", ModelEntry(str(config), "toy: the sign of a sum", test_args=("--data.num_samples=300",))
     )
-    assert "toy" in describe_models()
+    assert "toy" in REGISTRY.describe()
     fit = [*TINY, *MODELS["toy"].test_args]
     main(["--model", "toy", *[a for a in fit if not a.startswith("--test_after_fit")]], subcommand="fit")
     run = Path("logs/toy/version_0")

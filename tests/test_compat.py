@@ -14,8 +14,8 @@ from lightning.pytorch.cli import LightningCLI
 from lightning.pytorch.loggers import CSVLogger
 from lightning.pytorch.loops import _FitLoop
 from runkit import compat
+from runkit.cli.lightning_cli import ProjectCLI
 
-from project.cli.lightning_cli import ProjectCLI
 from tests.conftest import FAMILIES, SMALL, TINY
 
 PACKAGE = Path(compat.__file__).resolve().parent

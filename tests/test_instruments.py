@@ -11,7 +11,7 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 from torch.utils.tensorboard import SummaryWriter
 
 from project import lr_find
-from project.cli.registry import CONFIG_DIR
+from project.registry import CONFIG_DIR
 from tests.conftest import FAMILIES, SMALL, TINY
 
 

@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from project.cli import build, main
-from project.cli.registry import CONFIG_DIR
+from project.registry import CONFIG_DIR
 from tests.conftest import FAMILIES, SMALL, TINY
 
 PRESETS = sorted((CONFIG_DIR / "presets").glob("*.yaml"))

@@ -50,6 +50,10 @@ _LAZY = {
     "figures": "runkit.tasks",  # the tasks' pictures (matplotlib), for a family drawing its own
     "forbidden_steps": "runkit.tasks.spans",
     "pinball": "runkit.tasks.regression",
+    # The command line, bound to a project's model families (its registry.py and cli.py).
+    "Commands": "runkit.cli.lightning_cli",
+    "ModelEntry": "runkit.cli.registry",
+    "Registry": "runkit.cli.registry",
     # What a family's network or data may need of the machinery.
     "receptive_field": "runkit.receptive",
     "receptive_fields": "runkit.receptive",

@@ -9,7 +9,6 @@ from typing import Any
 from runkit import ConfigError
 from runkit.trackers.stacking import runs_root
 
-from project.cli.model_flag import expand_model_flag
 from project.sweeps.runs import key_args
 from project.sweeps.spec import SweepSpec
 
@@ -29,7 +28,7 @@ class Checked:
 
 
 def check_sweep(model: str, spec: SweepSpec, fit_args: list[str]) -> Checked:
-    from project.cli import compose, parse
+    from project.cli import commands, compose, parse
 
     searched = {canonical(p.key) for p in spec.params}
     for arg in fit_args:
@@ -48,7 +47,7 @@ def check_sweep(model: str, spec: SweepSpec, fit_args: list[str]) -> Checked:
     for param in spec.params:
         for value in param.extremes():
             try:
-                cli.parser.parse_args(expand_model_flag([*base, *key_args({param.key: value})]))
+                cli.parser.parse_args(commands.expand([*base, *key_args({param.key: value})]))
             except argparse.ArgumentError as err:
                 raise ConfigError(
                     f"{spec.path}: params.{param.key} = {value!r} is refused by the fit command: {reason(err)}"

@@ -12,8 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from runkit import ConfigError
-
-from project.cli.model_flag import config_files, find_model_flag
+from runkit.cli.model_flag import config_files, find_model_flag
 
 
 def main(args: Sequence[str] | None = None) -> int:

@@ -11,8 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from runkit import ConfigError
-
-from project.cli.model_flag import find_model_flag
+from runkit.cli.model_flag import find_model_flag
 
 
 def main(args: Sequence[str] | None = None) -> int:
@@ -86,7 +85,7 @@ def main(args: Sequence[str] | None = None) -> int:
 
 
 def default_sweep(model: str) -> Path:
-    from project.cli.registry import CONFIG_DIR
+    from project.registry import CONFIG_DIR
 
     path = CONFIG_DIR / "sweeps" / f"{model}.yaml"
     if not path.is_file():

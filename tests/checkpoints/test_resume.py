@@ -3,7 +3,7 @@ bit for bit, as a run never stopped. Real processes, through `python -m project.
 
 import pytest
 
-from project.cli.registry import CONFIG_DIR  # part: lstm, regression
+from project.registry import CONFIG_DIR  # part: lstm, regression
 from tests.conftest import FAMILIES, TASK_MODELS
 from tests.processes import (
     PRESETS,  # part: gcn, regression, molecules

@@ -5,20 +5,20 @@ from pathlib import Path
 
 import pytest
 import yaml
+from runkit.cli.model_flag import config_files, expand_model_flag
 
 from project.cli import main
-from project.cli.model_flag import config_files, expand_model_flag
-from project.cli.registry import MODELS
+from project.registry import MODELS, REGISTRY
 from tests.conftest import FAMILIES, ROOT, SMALL, TINY, python
 
 FAMILY = next(iter(MODELS))  # any family will do
 
 
 def test_model_name_becomes_the_first_configs():
-    flags = MODELS[FAMILY].config_flags
+    flags = REGISTRY.config_flags(FAMILY)
     args = ["fit", "--config", "preset.yaml", "--model", FAMILY, "--trainer.max_epochs", "3"]
-    assert expand_model_flag(args) == ["fit", *flags, "--config", "preset.yaml", *args[5:]]
-    assert expand_model_flag([f"--model={FAMILY}"]) == flags
+    assert expand_model_flag(args, REGISTRY) == ["fit", *flags, "--config", "preset.yaml", *args[5:]]
+    assert expand_model_flag([f"--model={FAMILY}"], REGISTRY) == flags
 
 
 def test_config_files_keep_command_line_order():
@@ -28,7 +28,7 @@ def test_config_files_keep_command_line_order():
 
 def test_class_paths_and_nested_keys_pass_through():
     args = ["fit", "--model", "lightning.pytorch.demos.boring_classes.BoringModel", "--model.lr", "0.1"]
-    assert expand_model_flag(args) == args
+    assert expand_model_flag(args, REGISTRY) == args
 
 
 def test_unknown_model_lists_the_available_ones(capsys):
@@ -129,8 +129,7 @@ def test_the_optimizer_gets_only_what_its_config_says(family):
 
 def ended(cli):
     from runkit.callbacks.early_stopping import how_it_ended
-
-    from project.cli.summary import fit_summary
+    from runkit.cli.summary import fit_summary
 
     end = how_it_ended(cli.trainer)
     return end, fit_summary(cli.trainer, end)
@@ -238,9 +237,9 @@ def data_modules() -> dict[str, list[str]]:
     import pkgutil
 
     from lightning import LightningDataModule
+    from runkit.cli.parser_errors import init_arguments
 
     import project.data
-    from project.cli.parser_errors import init_arguments
 
     found = {}
     for info in pkgutil.walk_packages(project.data.__path__, "project.data."):
@@ -254,7 +253,7 @@ def data_modules() -> dict[str, list[str]]:
 def test_every_datamodule_calls_its_training_file_train_path():
     """One name for one file across the DataModules: `train_path` (a folder of images: `root`), `val_path`,
     `test_path`; the other spellings users bring are answered with it, before a name spelled alike."""
-    from project.cli.parser_errors import SAME_ROLE, refused_option
+    from runkit.cli.parser_errors import SAME_ROLE, refused_option
 
     modules = data_modules()
     other_names = {name for group in SAME_ROLE for name in group[2:]}

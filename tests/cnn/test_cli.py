@@ -7,12 +7,12 @@ import pytest
 import torch
 
 from project.cli import build, main
-from project.cli.registry import MODELS
+from project.registry import CONFIG_DIR
 from tests.conftest import TINY, run
 
 
 def test_print_config_resolves_presets_and_overrides(capsys):
-    debug = str(MODELS["cnn"].path.parent / "presets" / "debug.yaml")
+    debug = str(CONFIG_DIR / "presets" / "debug.yaml")
     with pytest.raises(SystemExit):
         main(["--model", "cnn", "--config", debug, "--seed_everything", "7", "--print_config"], subcommand="fit")
     out = capsys.readouterr().out
@@ -89,7 +89,7 @@ def test_a_run_saves_its_config_and_the_config_repeats_it(tmp_path):
 
 @pytest.mark.slow
 def test_cpu_ddp_preset_trains_with_two_processes(tmp_path):
-    preset = str(MODELS["cnn"].path.parent / "presets" / "cpu_ddp.yaml")
+    preset = str(CONFIG_DIR / "presets" / "cpu_ddp.yaml")
     small = ["--data.num_train", "256", "--data.num_val", "64", "--trainer.max_epochs", "1"]
     out = run("project.fit", "--model", "cnn", "--config", preset, *small, cwd=tmp_path)
     assert out.count("Fit finished.") == 1  # rank 0 reports, rank 1 does not

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from project.cli.registry import MODELS
+from project.registry import CONFIG_DIR
 from tests.conftest import run
 
 
@@ -18,7 +18,7 @@ from tests.conftest import run
     ],
 )
 def test_cpu_ddp_runs_the_graph_family(tmp_path, name, args):
-    configs = MODELS["gcn"].path.parent
+    configs = CONFIG_DIR
     args = [str(configs / a) if a.endswith(".yaml") else a for a in args]
     preset = str(configs / "presets" / "cpu_ddp.yaml")
     out = run("project.fit", "--model", "gcn", "--config", preset, *args, "--trainer.max_epochs", "1", cwd=tmp_path)
@@ -28,7 +28,7 @@ def test_cpu_ddp_runs_the_graph_family(tmp_path, name, args):
 
 @pytest.mark.slow
 def test_full_batch_node_training_refuses_ddp(tmp_path):
-    configs = MODELS["gcn"].path.parent
+    configs = CONFIG_DIR
     command = ["--model", "gcn", "--config", str(configs / "gcn_node.yaml")]
     command += ["--config", str(configs / "presets" / "cpu_ddp.yaml"), "--trainer.max_epochs", "1"]
     result = subprocess.run(

@@ -5,8 +5,8 @@ import torch
 import torch.nn.functional as F
 
 from project.cli import build
-from project.cli.registry import MODELS
 from project.data.graphs.features import with_node_features
+from project.registry import CONFIG_DIR
 from tests.conftest import TINY
 from tests.gcn.test_data import write_tu
 
@@ -44,7 +44,7 @@ def test_graph_metrics_are_weighted_per_graph():
 
 
 def test_node_level_scores_only_the_stage_mask():
-    node_config = str(MODELS["gcn"].path.parent / "gcn_node.yaml")
+    node_config = str(CONFIG_DIR / "gcn_node.yaml")
     cli = build("gcn", *TINY, f"--config={node_config}", "--data.source=karate", "--trainer.max_epochs=20")
     cli.trainer.fit(cli.model, cli.datamodule)
     graph = cli.datamodule.graph
@@ -77,7 +77,7 @@ def test_num_features_is_linked_from_the_data(tmp_path):
 
 
 def test_neighbor_batches_train_and_predict_one_row_per_node():
-    node_config = str(MODELS["gcn"].path.parent / "gcn_node.yaml")
+    node_config = str(CONFIG_DIR / "gcn_node.yaml")
     cli = build(
         "gcn",
         *TINY,

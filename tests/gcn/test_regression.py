@@ -9,10 +9,10 @@ from runkit import DataError
 
 from project import lr_find
 from project.cli import build
-from project.cli.registry import MODELS
 from project.data.graphs import GraphRegressionDataModule
 from project.data.graphs.features import with_node_features
 from project.data.graphs.synthetic import degree_assortativity
+from project.registry import CONFIG_DIR
 from project.tools.export import export, load_weights
 from tests.conftest import TINY, fit_and_read_events
 from tests.gcn.test_data import write_tu
@@ -101,7 +101,7 @@ def test_predictions_come_back_in_the_targets_units_from_the_checkpoint(tmp_path
 
 @pytest.mark.slow
 def test_node_regression_reads_the_neighbours_and_a_node_alone_cannot():
-    node_config = str(MODELS["gcn_regression"].path.parent / "gcn_node_regression.yaml")
+    node_config = str(CONFIG_DIR / "gcn_node_regression.yaml")
     r2 = {}
     for edges in (True, False):
         cli = build("gcn_regression", *TINY, f"--config={node_config}")

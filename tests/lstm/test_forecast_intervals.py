@@ -11,9 +11,9 @@ from runkit.tasks import Regression
 from runkit.tasks.regression import pinball
 
 from project.cli import build
-from project.cli.registry import CONFIG_DIR
 from project.models.forecast import ForecastModel
 from project.nets.forecaster import LSTMForecaster
+from project.registry import CONFIG_DIR
 from tests.conftest import TINY
 
 INTERVALS = [f"--config={CONFIG_DIR / 'lstm_forecast_intervals.yaml'}"]

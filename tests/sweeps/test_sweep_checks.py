@@ -4,7 +4,7 @@ fit command parses them, and the objective among the metrics the model logs."""
 import pytest
 from runkit import ConfigError
 
-from project.cli.registry import CONFIG_DIR
+from project.registry import CONFIG_DIR
 from project.sweeps.spec import load_spec
 from project.sweeps.sweep_command import main as sweep
 from tests.conftest import FAMILIES, SMALL

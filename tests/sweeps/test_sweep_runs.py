@@ -13,7 +13,7 @@ import optuna
 import pytest
 import yaml
 
-from project.cli.registry import CONFIG_DIR
+from project.registry import CONFIG_DIR
 from project.sweeps.checks import canonical
 from project.sweeps.spec import load_spec
 from tests.conftest import FAMILIES, ROOT, SMALL, TINY, python_m, run

@@ -12,7 +12,7 @@ import torch
 from runkit import extras
 
 from project.cli import build
-from project.cli.registry import MODELS
+from project.registry import CONFIG_DIR, MODELS
 from project.tools.export import main as export_main
 from project.tools.onnx_export import ExportMismatch, export_onnx, named_inputs, rebuild
 from tests.conftest import SMALL, TINY, run
@@ -20,10 +20,10 @@ from tests.conftest import SMALL, TINY, run
 # Each model's runs (its SMALL data) and, for the comparison, a DataModule whose validation batches differ in
 # size from those the file was traced on.
 RUNS = {name: [name, *SMALL[name]] for name in MODELS}
-RUNS["gcn_node"] = ["gcn", f"--config={MODELS['gcn'].path.with_name('gcn_node.yaml')}"]  # part: gcn
+RUNS["gcn_node"] = ["gcn", f"--config={CONFIG_DIR / 'gcn_node.yaml'}"]  # part: gcn
 RUNS["lstm_forecast_intervals"] = [  # part: lstm, regression
     *RUNS["lstm_forecast"],  # part: lstm, regression
-    f"--config={MODELS['lstm_forecast'].path.with_name('lstm_forecast_intervals.yaml')}",  # part: lstm, regression
+    f"--config={CONFIG_DIR / 'lstm_forecast_intervals.yaml'}",  # part: lstm, regression
 ]  # part: lstm, regression
 OTHER_SIZES = {
     "cnn": ["--data.batch_size=3"],  # part: cnn

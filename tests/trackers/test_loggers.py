@@ -8,7 +8,7 @@ from lightning.pytorch.loggers import TensorBoardLogger
 from runkit.trackers.csv_run import CSVLogger
 
 from project.cli import build
-from project.cli.registry import CONFIG_DIR
+from project.registry import CONFIG_DIR
 from tests.conftest import FAMILIES, SMALL, TINY
 
 MODEL = FAMILIES[0]

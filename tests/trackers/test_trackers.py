@@ -15,7 +15,7 @@ from runkit import ConfigError, extras, user_error
 from runkit.trackers.wandb_run import STEP_KEY, WandbLogger, history
 
 from project.cli import build
-from project.cli.registry import CONFIG_DIR
+from project.registry import CONFIG_DIR
 from tests.conftest import FAMILIES, ROOT, SMALL, TINY
 from tests.processes import ENV, fit, fit_command, signal_at
 

@@ -18,7 +18,7 @@ class EarlyStop(EarlyStopping):
 
     `monitor: auto` watches the task's metric (val/acc, val/f1_macro, val/mae) in its direction; `mode: null`
     takes the task's direction for any monitor. The CLI writes both into the config before this is built
-    (project/cli/monitor.py), so the saved config.yaml shows what was watched. `patience: null` turns it off:
+    (runkit/cli/monitor.py), so the saved config.yaml shows what was watched. `patience: null` turns it off:
     the `overfit` preset, or a run meant to go the whole `max_epochs`. `min_delta` guards against noise: on a
     small validation set one sample is a visible change in accuracy. `stopping_threshold` stops at once past
     it; `auto` is the task's perfect score (an accuracy or F1 of 0.9999 leaves the best checkpoint nothing to

@@ -14,7 +14,7 @@ class Checkpoint(LastAfterEveryEpoch):
 
     `monitor: auto` is the task's metric, in its direction, with files named `epoch03-acc0.9870.ckpt`,
     `epoch03-mae1.2345.ckpt`...: the CLI writes them into the config before this is built
-    (project/cli/monitor.py), so the saved config.yaml shows what was watched.
+    (runkit/cli/monitor.py), so the saved config.yaml shows what was watched.
 
     A later epoch that ties the best replaces it (Lightning keeps the first): on a small validation set many
     epochs tie at a perfect score, and the first of them was reached at a high learning rate. On the board's

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import yaml
 from lightning.pytorch import LightningModule
-from runkit.extras import import_object
 
-from project.cli.registry import MODELS, describe_models
+from runkit.cli.registry import Registry
+from runkit.extras import import_object
 
 SUBCOMMANDS = ("fit", "validate", "test", "predict")
 
@@ -27,7 +27,7 @@ def find_model_flag(args: Sequence[str]) -> tuple[str | None, int, int]:
     return None, 0, 0
 
 
-def expand_model_flag(args: Sequence[str]) -> list[str]:
+def expand_model_flag(args: Sequence[str], registry: Registry) -> list[str]:
     """Replace `--model NAME` by `--config configs/trainer.yaml --config configs/NAME.yaml`, put first so later
     configs and flags override them.
 
@@ -37,15 +37,15 @@ def expand_model_flag(args: Sequence[str]) -> list[str]:
     name, index, span = find_model_flag(args)
     if name is None:
         return args
-    if name not in MODELS:
-        check_model_class_path(name)
+    if name not in registry.models:
+        check_model_class_path(name, registry)
         return args
     del args[index : index + span]
     position = 1 if args and args[0] in SUBCOMMANDS else 0
-    return [*args[:position], *MODELS[name].config_flags, *args[position:]]
+    return [*args[:position], *registry.config_flags(name), *args[position:]]
 
 
-def check_model_class_path(value: str) -> None:
+def check_model_class_path(value: str, registry: Registry) -> None:
     """Refuse a `--model` value that is neither a registered name nor an importable LightningModule class."""
     if value.endswith((".yaml", ".yml", ".json")) or Path(value).is_file():
         tried = f"{value!r} is a file, not a model: pass a config file with --config {value} (after --model NAME)"
@@ -63,7 +63,7 @@ def check_model_class_path(value: str) -> None:
             if isinstance(found, type) and issubclass(found, LightningModule):
                 return
             tried = f"unknown model {value!r}: not a registered name, and {value} is not a LightningModule class"
-    print(f"error: {tried}.\n{describe_models()}", file=sys.stderr)
+    print(f"error: {tried}.\n{registry.describe()}", file=sys.stderr)
     raise SystemExit(2)
 
 

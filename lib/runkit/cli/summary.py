@@ -2,6 +2,7 @@
 the fit stopped, where the checkpoints and logs are."""
 
 from lightning.pytorch import Trainer
+
 from runkit import TaskModule
 from runkit.callbacks.early_stopping import FitEnd
 

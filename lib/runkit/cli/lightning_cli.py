@@ -11,22 +11,22 @@ from typing import Any, ClassVar
 
 from lightning.pytorch import LightningDataModule, LightningModule
 from lightning.pytorch.cli import LightningArgumentParser
+
 from runkit import CheckpointError, offers, user_error
 from runkit.callbacks.early_stopping import EarlyStop, how_it_ended
 from runkit.callbacks.graceful_stop import StoppedBySignal
 from runkit.callbacks.log_file import log_to_console
 from runkit.checkpoints.io import read_checkpoint
 from runkit.checkpoints.last import resolve_last
+from runkit.cli.model_flag import data_links_for, expand_model_flag
+from runkit.cli.monitor import resolve_monitor
+from runkit.cli.parser_errors import ProjectArgumentParser
+from runkit.cli.progress import choose_progress_bar
+from runkit.cli.registry import Registry
+from runkit.cli.summary import fit_summary
 from runkit.compat import CheckpointCheckingCLI, SaveConfigToRunFolder, close_process_group, quiet_lightning_console
 from runkit.trackers.reattach import reattach
 from runkit.trackers.stacking import check_loggers, pin_run_dir, stack_loggers
-
-from project.cli.model_flag import data_links_for, expand_model_flag
-from project.cli.monitor import resolve_monitor
-from project.cli.parser_errors import ProjectArgumentParser
-from project.cli.progress import choose_progress_bar
-from project.cli.registry import describe_models
-from project.cli.summary import fit_summary
 
 log = logging.getLogger(__name__)
 
@@ -184,73 +184,79 @@ def restore_data_state(config: Any, checkpoint: dict[str, Any]) -> None:
         config.data.init_args[key] = value
 
 
-def main(args: Sequence[str] | None = None, subcommand: str | None = None) -> ProjectCLI:
-    """`python -m project SUBCOMMAND --model NAME ...`; `subcommand` fixes it (the `project.fit` short form)."""
-    args = list(sys.argv[1:] if args is None else args)
-    if subcommand is not None:
-        args.insert(0, subcommand)
-    if "-h" in args or "--help" in args:
-        print(describe_models() + "\n")
-    try:
-        return _make_cli(args, run=True)
-    except StoppedBySignal:
-        if ProjectCLI.running is not None:  # a stop by a signal is told like any end of a fit, then exits 143 / 130
-            ProjectCLI.running.say_how_it_ended()
-        raise
-    except Exception as err:
-        if user_error(err) is not None and ProjectCLI.running is not None:
-            ProjectCLI.running.discard_refused_run()
-        raise
-    finally:
-        ProjectCLI.running = None
-        close_process_group()
+class Commands:
+    """The command line of a project with these model families: what its `cli.py` binds once."""
 
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
 
-def build(model: str, *args: str) -> ProjectCLI:
-    """Instantiate a model family's config without running it: `cli.model`, `cli.datamodule`, `cli.trainer`.
+    def main(self, args: Sequence[str] | None = None, subcommand: str | None = None) -> ProjectCLI:
+        """`python -m project SUBCOMMAND --model NAME ...`; `subcommand` fixes it (the `project.fit` short form)."""
+        args = list(sys.argv[1:] if args is None else args)
+        if subcommand is not None:
+            args.insert(0, subcommand)
+        if "-h" in args or "--help" in args:
+            print(self.registry.describe() + "\n")
+        try:
+            return self._make_cli(args, run=True)
+        except StoppedBySignal:
+            if ProjectCLI.running is not None:  # a stop by a signal is told like any end of a fit, then exits 143 / 130
+                ProjectCLI.running.say_how_it_ended()
+            raise
+        except Exception as err:
+            if user_error(err) is not None and ProjectCLI.running is not None:
+                ProjectCLI.running.discard_refused_run()
+            raise
+        finally:
+            ProjectCLI.running = None
+            close_process_group()
 
-    For notebooks and tests: `build("cnn", "--trainer.max_epochs", "2")` composes exactly what
-    `python -m project.fit --model cnn --trainer.max_epochs 2` would train.
-    """
-    return compose(["--model", model, *args])
+    def build(self, model: str, *args: str) -> ProjectCLI:
+        """Instantiate a model family's config without running it: `cli.model`, `cli.datamodule`, `cli.trainer`.
 
+        For notebooks and tests: `build("cnn", "--trainer.max_epochs", "2")` composes exactly what
+        `python -m project.fit --model cnn --trainer.max_epochs 2` would train.
+        """
+        return self.compose(["--model", model, *args])
 
-def compose(args: Sequence[str]) -> ProjectCLI:
-    """`build` for a whole command line, as `python -m project.fit` takes it (`--model NAME` among the args)."""
-    return _make_cli(list(args), run=False)
+    def compose(self, args: Sequence[str]) -> ProjectCLI:
+        """`build` for a whole command line, as `python -m project.fit` takes it (`--model NAME` among the args)."""
+        return self._make_cli(list(args), run=False)
 
+    def parse(self, args: Sequence[str]) -> ProjectCLI:
+        """Parse a `project.fit` command line strictly, building nothing: `cli.config`, and `cli.parser` to parse
+        more. A bad key or value raises `argparse.ArgumentError` instead of exiting (what `project.sweep` checks
+        its search space with)."""
+        return self._make_cli(list(args), run=False, instantiate=False)
 
-def parse(args: Sequence[str]) -> ProjectCLI:
-    """Parse a `project.fit` command line strictly, building nothing: `cli.config`, and `cli.parser` to parse
-    more. A bad key or value raises `argparse.ArgumentError` instead of exiting (what `project.sweep` checks
-    its search space with)."""
-    return _make_cli(list(args), run=False, instantiate=False)
+    def expand(self, args: Sequence[str]) -> list[str]:
+        """The command line with `--model NAME` replaced by the family's config files."""
+        return expand_model_flag(args, self.registry)
 
-
-def _make_cli(args: list[str], run: bool, instantiate: bool = True) -> ProjectCLI:
-    args = expand_model_flag(args)
-    log_to_console()
-    quiet_lightning_console()
-    # We pass `args` on purpose (after expanding --model); Lightning warns whenever sys.argv is also set.
-    warnings.filterwarnings("ignore", message="LightningCLI's args parameter is intended")
-    # A stacked CSV logger writes into the run folder the first logger made; it deletes nothing there.
-    warnings.filterwarnings("ignore", message="Experiment logs directory .* exists and is not empty")
-    return ProjectCLI(
-        LightningModule,
-        LightningDataModule,
-        subclass_mode_model=True,
-        subclass_mode_data=True,
-        args=args,
-        data_links=data_links_for(args),
-        run=run,
-        instantiate=instantiate,
-        # One place for the optimizer: model.optimizer. LightningCLI's own --optimizer would bypass our schedule.
-        auto_configure_optimizers=False,
-        save_config_callback=SaveConfigToRunFolder,
-        parser_class=ProjectArgumentParser,
-        parser_kwargs={
-            "prog": "python -m project",
-            "allow_abbrev": False,
-            **({} if instantiate else {"exit_on_error": False}),
-        },
-    )
+    def _make_cli(self, args: list[str], run: bool, instantiate: bool = True) -> ProjectCLI:
+        args = self.expand(args)
+        log_to_console()
+        quiet_lightning_console()
+        # We pass `args` on purpose (after expanding --model); Lightning warns whenever sys.argv is also set.
+        warnings.filterwarnings("ignore", message="LightningCLI's args parameter is intended")
+        # A stacked CSV logger writes into the run folder the first logger made; it deletes nothing there.
+        warnings.filterwarnings("ignore", message="Experiment logs directory .* exists and is not empty")
+        return ProjectCLI(
+            LightningModule,
+            LightningDataModule,
+            subclass_mode_model=True,
+            subclass_mode_data=True,
+            args=args,
+            data_links=data_links_for(args),
+            run=run,
+            instantiate=instantiate,
+            # One place for the optimizer: model.optimizer. LightningCLI's own --optimizer would bypass our schedule.
+            auto_configure_optimizers=False,
+            save_config_callback=SaveConfigToRunFolder,
+            parser_class=ProjectArgumentParser,
+            parser_kwargs={
+                "prog": self.registry.prog,
+                "allow_abbrev": False,
+                **({} if instantiate else {"exit_on_error": False}),
+            },
+        )

@@ -5,6 +5,7 @@ from typing import Any
 
 from jsonargparse import Namespace
 from lightning.pytorch.callbacks import ModelCheckpoint
+
 from runkit import Multiclass, Task
 from runkit.callbacks.early_stopping import AUTO
 from runkit.extras import import_object

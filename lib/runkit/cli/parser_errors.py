@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 
 from jsonargparse import ArgumentParser
 from lightning.pytorch.cli import LightningArgumentParser
+
 from runkit.extras import import_object
 
 

@@ -1,30 +1,12 @@
-"""The model families `--model NAME` knows: each is a config file under `configs/`, a one-line description, its
-task, and what the tests shrink it to. Adding a family: docs/design.md, "Adding a family"."""
+"""The model families `--model NAME` knows: each is a config file under `configs/` (stacked on configs/trainer.yaml),
+a one-line description, its task, and what the tests shrink it to. Adding a family: docs/design.md, "Adding a
+family"."""
 
-from dataclasses import dataclass
 from pathlib import Path
 
-CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
-TRAINER_CONFIG = CONFIG_DIR / "trainer.yaml"  # the Trainer every family shares; the family's file stacks on it
+from runkit import ModelEntry, Registry
 
-
-@dataclass(frozen=True)
-class ModelEntry:
-    config: str  # relative to configs/
-    description: str
-    task: str = "multiclass"  # what its config's model predicts (lib/runkit/tasks/)
-    # What the tests shrink its data and model to: a fit of a few seconds (tests/conftest.py's SMALL).
-    test_args: tuple[str, ...] = ()
-
-    @property
-    def path(self) -> Path:
-        return CONFIG_DIR / self.config
-
-    @property
-    def config_flags(self) -> list[str]:
-        """What `--model NAME` stands for: the shared Trainer config, then the family's."""
-        return ["--config", str(TRAINER_CONFIG), "--config", str(self.path)]
-
+CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
 
 MODELS: dict[str, ModelEntry] = {
     "cnn": ModelEntry(
@@ -80,17 +62,4 @@ MODELS: dict[str, ModelEntry] = {
 }
 
 
-def families() -> list[str]:
-    """One model per family (the part of its name before `_`), its first multiclass one: what the shared
-    engineering is measured and tested on."""
-    first: dict[str, str] = {}
-    for name, entry in MODELS.items():
-        if entry.task == "multiclass":
-            first.setdefault(name.split("_")[0], name)
-    return list(first.values())
-
-
-def describe_models() -> str:
-    width = max(map(len, MODELS))
-    lines = [f"  {name:<{width}}  {entry.description}" for name, entry in MODELS.items()]
-    return "Models (--model NAME, or a LightningModule class path):\n" + "\n".join(lines)
+REGISTRY = Registry(CONFIG_DIR, MODELS)

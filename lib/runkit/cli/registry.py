@@ -1,0 +1,45 @@
+"""What `--model NAME` knows: a project's model families, each a config file under its configs/ folder, a
+one-line description, its task, and what the tests shrink it to. The project declares them (its registry.py)."""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    config: str  # relative to the registry's config folder
+    description: str
+    task: str = "multiclass"  # what its config's model predicts (runkit/tasks/)
+    # What the tests shrink its data and model to: a fit of a few seconds.
+    test_args: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Registry:
+    config_dir: Path  # configs/: trainer.yaml, which every family's file stacks on, and the families' files
+    models: Mapping[str, ModelEntry]
+    prog: str = "python -m project"  # how the project's commands are run, for help and errors
+
+    def config_flags(self, name: str) -> list[str]:
+        """What `--model NAME` stands for: the shared Trainer config, then the family's."""
+        return [
+            "--config",
+            str(self.config_dir / "trainer.yaml"),
+            "--config",
+            str(self.config_dir / self.models[name].config),
+        ]
+
+    def families(self) -> list[str]:
+        """One model per family (the part of its name before `_`), its first multiclass one: what the shared
+        engineering is measured and tested on."""
+        first: dict[str, str] = {}
+        for name, entry in self.models.items():
+            if entry.task == "multiclass":
+                first.setdefault(name.split("_")[0], name)
+        return list(first.values())
+
+    def describe(self) -> str:
+        width = max(map(len, self.models))
+        lines = [f"  {name:<{width}}  {entry.description}" for name, entry in self.models.items()]
+        return "Models (--model NAME, or a LightningModule class path):\n" + "\n".join(lines)
