@@ -4,8 +4,8 @@
     .venv/bin/python -m benchmarks.lr_suggestion --only lstm digits_32 --seed 1
 
 For each case, the range test (`project.lr_find`'s, 100 steps from 1e-6 to 1, or `--num_training`) runs once,
-each rule of project/tools/lr_find.py reads a suggestion off the same curve, and `python -m project.fit` trains with the
-config's LR and with each suggestion (`--model.optimizer.init_args.lr`), everything else as the config says.
+each rule of lib/runkit/tools/lr_find.py reads a suggestion off the same curve, and `python -m project.fit` trains
+with the config's LR and with each suggestion (`--model.optimizer.init_args.lr`), everything else as the config says.
 The cases are the real-data board's image and numeric-sequence cases and a molecule case (benchmarks/real_data.py
 writes their data), and the LSTM's and GCN's generated defaults. A rule that suggests nothing trains nothing.
 """
@@ -17,10 +17,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from runkit.tools.lr_find import LR_FLAG, RULES, range_test
+
 from benchmarks.parity import silenced
 from benchmarks.real_data import CASES, LAUNCH, tested_metrics
+from project.cli import compose
 from project.registry import CONFIG_DIR
-from project.tools.lr_find import LR_FLAG, RULES, range_test
 
 BOARD = ["digits_32", "digits_64_half", "digits_96_quarter", "faces", "textures", "japanese_vowels", "gunpoint",
          "solubility_classes"]  # fmt: skip
@@ -49,7 +51,7 @@ def measure(name: str, root: Path, seed: int, steps: int = 100, rules: list[str]
     model = case.model if case else DEFAULTS[name]
     args = [*(case.write(folder, False) if case else []), f"--seed_everything={seed}"]
     with contextlib.chdir(folder), silenced():
-        test = range_test(["--model", model, *args, "--trainer.enable_progress_bar=false"], 1e-6, 1.0, steps)
+        test = range_test(compose, ["--model", model, *args, "--trainer.enable_progress_bar=false"], 1e-6, 1.0, steps)
     suggested = {rule: RULES[rule](test.lrs, test.losses, test.configured) for rule in rules or RULES}
     row: dict[str, object] = {"case": name, "model": model, "config": config_lr(model)}
     trained: dict[float, float] = {}

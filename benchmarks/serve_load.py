@@ -32,9 +32,9 @@ MODELS = {  # the default network on a little data, and a few steps
 def trained(model: str) -> tuple[Path, list[dict[str, Any]]]:
     """A checkpoint of `model` with its ONNX file beside it, and requests of one test input each."""
     from PIL import Image
+    from runkit.tools.onnx_export import export_onnx
 
     from project.cli import build
-    from project.tools.onnx_export import export_onnx
 
     quiet = ["--trainer.enable_progress_bar=false", "--trainer.enable_model_summary=false", "--test_after_fit=false"]
     cli = build(model, *quiet, *MODELS[model], "--trainer.max_steps=5", "--trainer.min_steps=null")

@@ -1,11 +1,13 @@
 """`python -m project.export CHECKPOINT [OUT] [--format safetensors|onnx]`: a trained model out of the template.
 
-The entry point only; the command is project/tools/export.py.
+The entry point only; the command is runkit's (runkit/tools/export.py).
 """
 
 from runkit import reported
 
-from project.tools.export import main
+from project.cli import commands
+
+main = commands.export
 
 if __name__ == "__main__":
     with reported():

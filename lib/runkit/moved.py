@@ -24,6 +24,7 @@ MOVED = {
     "project.extras": ("runkit.extras", "0.2.0"),
     "project.nets.receptive_field": ("runkit.receptive", "0.2.0"),
     "project.nets.batchnorm": ("runkit.batchnorm", "0.2.0"),
+    "project.tools": ("runkit.tools", "0.2.0"),  # the profiler a preset names
 }
 
 

@@ -86,7 +86,7 @@ class NodeModel(TaskModule):
 
 
 class LinkModel(TaskModule):
-    """A score per pair of nodes (lib/runkit/tasks/link.py); a batch is pairs and the graph around them
+    """A score per pair of nodes (runkit/tasks/link.py); a batch is pairs and the graph around them
     (project/data/graphs/link_batches.py). `predict` writes each row's `top_k` best-scored pairs: for a file
     of pairs, each pair; for query nodes, their most likely new links (pairs the graph has are masked out).
     """

@@ -73,7 +73,7 @@ class NumericSequenceModel(SequenceModel):
 
 class TaggerModel(SequenceModel):
     """A tag per token: batches are `(tokens [B, T] or [B, T, 2 + characters], lengths [B], tags [B, T])`, the
-    padding's tags -100; the network gives scores `[B, T, tags]`, and the tagging task (lib/runkit/tasks/tagging.py)
+    padding's tags -100; the network gives scores `[B, T, tags]`, and the tagging task (runkit/tasks/tagging.py)
     scores the real steps only.
 
     Args:

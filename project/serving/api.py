@@ -38,7 +38,7 @@ class OnnxNet(nn.Module):
         self.names = input_names
 
     def forward(self, *inputs: torch.Tensor | None) -> torch.Tensor:
-        from project.tools.onnx_export import given_inputs  # paired by name as the export paired them
+        from runkit.tools.onnx_export import given_inputs  # paired by name as the export paired them
 
         feed = {name: value.detach().cpu().numpy() for name, value in given_inputs(self.names, inputs).items()}
         return torch.from_numpy(self.session.run(["output"], feed)[0])
@@ -74,7 +74,7 @@ class ModelAPI(ls.LitAPI):
         import multiprocessing
         import signal
 
-        from project.tools.onnx_export import rebuild
+        from runkit.tools.onnx_export import rebuild
 
         if multiprocessing.current_process().name != "MainProcess":  # a LitServe worker (not a script's own API)
             # Ctrl-C reaches the terminal's whole process group; the server stops its workers itself, and a worker

@@ -6,9 +6,10 @@ import math
 from pathlib import Path
 from typing import Any
 
+from runkit.tools.table import markdown, short_names
+
 from project.sweeps.runs import key_args
 from project.sweeps.spec import SweepSpec
-from project.tools.table import markdown, short_names
 
 PLOTS = {
     "history.png": "plot_optimization_history",

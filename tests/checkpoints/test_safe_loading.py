@@ -8,9 +8,9 @@ import lightning.pytorch as L
 import pytest
 import torch
 from runkit.checkpoints.io import AtomicCheckpointIO, CheckpointError, read_checkpoint
+from runkit.tools.export import export, load_weights
 
 from project.cli import build, main
-from project.tools.export import export, load_weights
 from tests.conftest import FAMILIES, SMALL, TINY
 
 

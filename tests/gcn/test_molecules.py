@@ -257,7 +257,7 @@ def test_tu_edge_labels_and_attributes_become_edge_features(tmp_path):
 
 
 def test_a_molecule_run_saves_its_split_predicts_from_the_checkpoint_alone_and_exports_to_onnx(tmp_path):
-    from project.tools.onnx_export import export_onnx
+    from runkit.tools.onnx_export import export_onnx
 
     train = write_csv(tmp_path / "train.csv", chains(120))
     cli = build(

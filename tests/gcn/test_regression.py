@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 import torch
 from runkit import DataError
+from runkit.tools.export import export, load_weights
 
 from project import lr_find
 from project.cli import build
@@ -13,7 +14,6 @@ from project.data.graphs import GraphRegressionDataModule
 from project.data.graphs.features import with_node_features
 from project.data.graphs.synthetic import degree_assortativity
 from project.registry import CONFIG_DIR
-from project.tools.export import export, load_weights
 from tests.conftest import TINY, fit_and_read_events
 from tests.gcn.test_data import write_tu
 

@@ -264,7 +264,7 @@ ONNX_CASES = [name for name in ("cnn",) if name in CASES]  # each case ~12 s: th
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ONNX_CASES)
 def test_the_onnx_file_served_answers_what_predict_writes_within_the_export_tolerance(name):
-    from project.tools.onnx_export import export_onnx
+    from runkit.tools.onnx_export import export_onnx
 
     case = CASES[name]()
     cli, checkpoint = trained(case.model, *case.args)

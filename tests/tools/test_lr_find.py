@@ -43,7 +43,7 @@ def test_lightnings_smoothed_curve_is_unbiased_back_to_the_loss():
 
 
 def test_valley_reads_halfway_down_the_longest_fall():
-    from project.tools.lr_find import tenth_of_minimum, valley
+    from runkit.tools.lr_find import tenth_of_minimum, valley
 
     lrs = torch.logspace(-6, 0, 100).tolist()
     # Flat to 1e-4, falling steadily to a minimum at 1e-1, then diverging.
@@ -55,7 +55,7 @@ def test_valley_reads_halfway_down_the_longest_fall():
 
 
 def test_the_default_rule_keeps_a_config_lr_on_the_fall_and_moves_one_off_it():
-    from project.tools.lr_find import longest_fall, on_the_fall, valley
+    from runkit.tools.lr_find import longest_fall, on_the_fall, valley
 
     lrs = torch.logspace(-6, 0, 100).tolist()
     # Flat to 1e-4, falling steadily to a minimum at 1e-1, then diverging (as above).
@@ -69,7 +69,7 @@ def test_the_default_rule_keeps_a_config_lr_on_the_fall_and_moves_one_off_it():
 
 
 def test_the_command_exits_0_and_prints_the_suggestion(capsys, build_small):
-    from project.tools.lr_find import main
+    from project.lr_find import main
     from tests.conftest import FAMILIES, SMALL, TINY
 
     assert main(["--model", FAMILIES[0], *TINY, *SMALL[FAMILIES[0]], "--num_training=30"]) == 0

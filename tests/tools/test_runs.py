@@ -6,9 +6,9 @@ import subprocess
 
 import pytest
 from runkit.callbacks.run_status import read_status
+from runkit.tools.runs import main as runs
 
 from project.cli import build
-from project.tools.runs import main as runs
 from tests.conftest import FAMILIES, SMALL, TINY
 
 MODEL = FAMILIES[0]

@@ -229,6 +229,30 @@ class Commands:
         its search space with)."""
         return self._make_cli(list(args), run=False, instantiate=False)
 
+    def doctor(self, args: Sequence[str] | None = None) -> int:
+        """`python -m project.doctor --model NAME [fit args]`: a pre-flight check before a long run."""
+        from runkit.tools import doctor
+
+        return doctor.main(self.compose, args)
+
+    def lr_find(self, args: Sequence[str] | None = None) -> int:
+        """`python -m project.lr_find --model NAME [fit args]`: an LR range test with Lightning's Tuner."""
+        from runkit.tools import lr_find
+
+        return lr_find.main(self.compose, args)
+
+    def export(self, args: Sequence[str] | None = None) -> None:
+        """`python -m project.export CHECKPOINT [OUT] [--format safetensors|onnx]`: a trained model out."""
+        from runkit.tools import export
+
+        export.main(None if args is None else list(args))
+
+    def runs(self, args: Sequence[str] | None = None) -> int:
+        """`python -m project.runs [FOLDER ...] [--csv FILE]`: one row per run under the folders (default logs/)."""
+        from runkit.tools import runs
+
+        return runs.main(args)
+
     def expand(self, args: Sequence[str]) -> list[str]:
         """The command line with `--model NAME` replaced by the family's config files."""
         return expand_model_flag(args, self.registry)
@@ -260,3 +284,8 @@ class Commands:
                 **({} if instantiate else {"exit_on_error": False}),
             },
         )
+
+
+# What a saved run's config.yaml composes with: it names its classes, so no family is looked up (the tools that
+# rebuild a checkpoint's model and data: export, serving).
+SAVED_RUN = Commands(Registry(Path("configs"), {}))

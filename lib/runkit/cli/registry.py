@@ -40,6 +40,6 @@ class Registry:
         return list(first.values())
 
     def describe(self) -> str:
-        width = max(map(len, self.models))
+        width = max(map(len, self.models), default=0)
         lines = [f"  {name:<{width}}  {entry.description}" for name, entry in self.models.items()]
         return "Models (--model NAME, or a LightningModule class path):\n" + "\n".join(lines)

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
 from runkit import ConfigError
 from runkit.callbacks.run_status import alive, read_status
-
-from project.tools.table import markdown, short_names
+from runkit.tools.table import markdown, short_names
 
 # Keys every run has its own value for, or that say where, not how: left out of the comparison.
 OWN = ("trainer.logger", "trainer.callbacks", "ckpt_path", "config", "run_dir", "trainer.enable_progress_bar")

@@ -12,11 +12,11 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
-from runkit.compat import steepest_fall, unbias
 
-from project.cli import compose
+from runkit.compat import steepest_fall, unbias
 
 LR_FLAG = "--model.optimizer.init_args.lr"
 
@@ -32,7 +32,9 @@ class RangeTest:
     configured: float | None = None  # the LR the config trains at (its optimizer's first group)
 
 
-def range_test(fit_args: Sequence[str], min_lr: float, max_lr: float, num_training: int) -> RangeTest | None:
+def range_test(
+    compose: Callable[[Sequence[str]], Any], fit_args: Sequence[str], min_lr: float, max_lr: float, num_training: int
+) -> RangeTest | None:
     """Lightning's range test on the model and data `fit_args` compose; None under `fast_dev_run`."""
     from lightning.pytorch.tuner import Tuner
 
@@ -119,14 +121,14 @@ RULE_WORDS = {
 DEFAULT_RULE = "fall"
 
 
-def main(args: Sequence[str] | None = None) -> int:
+def main(compose: Callable[[Sequence[str]], Any], args: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m project.lr_find", add_help=False)
     parser.add_argument("--min_lr", type=float, default=1e-6)
     parser.add_argument("--max_lr", type=float, default=1.0)
     parser.add_argument("--num_training", type=int, default=100, help="steps of the range test")
     parser.add_argument("--rule", choices=sorted(RULES), default=DEFAULT_RULE, help="how the curve is read")
     ours, fit_args = parser.parse_known_args(sys.argv[1:] if args is None else args)
-    test = range_test(fit_args, ours.min_lr, ours.max_lr, ours.num_training)
+    test = range_test(compose, fit_args, ours.min_lr, ours.max_lr, ours.num_training)
     if test is None:
         print("LR range test skipped: fast_dev_run runs one batch.")
         return 0

@@ -1,6 +1,6 @@
 """A checkpoint as an ONNX file, checked against the checkpoint on validation batches with onnxruntime.
 
-The file holds the network then the task's predictions (`lib/runkit/tasks/`): outputs `output` (the raw
+The file holds the network then the task's predictions (`runkit/tasks/`): outputs `output` (the raw
 outputs: logits, standardised values) and the task's float predictions (`probs`, `value`, `probability`),
 inputs named as the model unpacks its batch, with the axes that vary (batch, sequence length, nodes,
 edges) left free. It is traced by `torch.export` (torch's exporter, `dynamo=True`), so Python control flow
@@ -20,10 +20,11 @@ from typing import Any
 import numpy as np
 import torch
 import yaml
+from torch import nn
+
 from runkit import ConfigError, UserError, offers
 from runkit.checkpoints.io import read_checkpoint
 from runkit.extras import require_extra
-from torch import nn
 
 FIT_ONLY = ("ckpt_path", "weights_only")  # keys of a saved fit config that building the model does not take
 ATOL, RTOL = 1e-4, 1e-4  # float32 kernels of two libraries summing in different orders (docs/export.md)
@@ -119,7 +120,7 @@ def rebuild(
 
     `serving`: the DataModule built from the state the checkpoint saved (its vocabulary, scaling, labels), as
     `predict` builds it, and no logger: nothing of the run is read again or written."""
-    from project.cli import compose
+    from runkit.cli.lightning_cli import SAVED_RUN
 
     config = Path(config) if config is not None else checkpoint.parent.parent / "config.yaml"
     if not config.is_file():
@@ -139,7 +140,7 @@ def rebuild(
     with tempfile.TemporaryDirectory() as folder:
         composed = Path(folder) / "config.yaml"
         composed.write_text(yaml.safe_dump(settings))
-        cli = compose(["--config", str(composed), *overrides])
+        cli = SAVED_RUN.compose(["--config", str(composed), *overrides])
     model, datamodule = cli.model, cli.datamodule
     model.trainer = cli.trainer  # unpack asks the trainer its stage (node masks); nothing runs
     model.load_state_dict(saved["state_dict"])  # strict; a mismatch is the model's CheckpointError

@@ -2,21 +2,22 @@
 
 safetensors (the default): the weights alone, to load into the same model built from its config. A
 Lightning checkpoint is a pickle: loading one from a stranger can run their code (this project loads its
-own with `weights_only=True`, see lib/runkit/checkpoints/io.py). A .safetensors file is a JSON header and raw
+own with `weights_only=True`, see runkit/checkpoints/io.py). A .safetensors file is a JSON header and raw
 tensor bytes; reading it cannot run anything. The model's config travels in the header's metadata.
 
 onnx: the network and its predictions as a graph that runs without PyTorch or this project (onnxruntime,
 other languages, other hardware), checked against the checkpoint on validation data before it is kept as
-good (project/tools/onnx_export.py; docs/export.md).
+good (runkit/tools/onnx_export.py; docs/export.md).
 """
 
 import argparse
 import json
 from pathlib import Path
 
-from runkit.checkpoints.io import read_checkpoint
 from safetensors.torch import load_file, save_file
 from torch import nn
+
+from runkit.checkpoints.io import read_checkpoint
 
 
 def export(checkpoint: str | Path, out: str | Path | None = None) -> Path:
@@ -42,7 +43,7 @@ def load_weights(model: nn.Module, path: str | Path) -> nn.Module:
 
 
 def main(args: list[str] | None = None) -> None:
-    from project.tools.onnx_export import ATOL, RTOL
+    from runkit.tools.onnx_export import ATOL, RTOL
 
     parser = argparse.ArgumentParser(
         prog="python -m project.export",
@@ -61,7 +62,7 @@ def main(args: list[str] | None = None) -> None:
             parser.error(f"unrecognized arguments: {' '.join(overrides)}")
         print(f"wrote {export(known.checkpoint, known.out)}")
         return
-    from project.tools.onnx_export import export_onnx
+    from runkit.tools.onnx_export import export_onnx
 
     out, verdict = export_onnx(known.checkpoint, known.out, known.config, overrides, known.atol, known.rtol)
     print(verdict)

@@ -8,17 +8,16 @@ It ends with a verdict table and exits 1 when anything is wrong, so CI can run i
 
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
 from lightning.pytorch import Callback, LightningModule, Trainer
+
 from runkit import TaskModule, TrainingProblem, offers
 from runkit.callbacks.diagnostics import CHECKS, Diagnostics
 from runkit.callbacks.training_checks import named_tensors
-
-from project.cli import compose
-from project.tools.table import markdown
+from runkit.tools.table import markdown
 
 OVERFIT_BATCHES = 2
 MIN_STEPS, MAX_STEPS = 30, 400  # at least enough for every check; at most a minute on a CPU
@@ -157,7 +156,8 @@ def verdicts(
     return rows
 
 
-def main(args: Sequence[str] | None = None) -> int:
+def main(compose: Callable[[Sequence[str]], Any], args: Sequence[str] | None = None) -> int:
+    """`compose`: what builds a command line's model, data and trainer (a project's `Commands.compose`)."""
     cli = compose(sys.argv[1:] if args is None else args)
     model, datamodule = cli.model, cli.datamodule
     model.scheduler = None  # a constant LR: the overfit tests the model and data, not the schedule
