@@ -77,11 +77,14 @@ def test_torch_profile_preset_writes_a_trace_and_prints_operators_by_self_time(b
 
 
 def test_console_messages_follow_the_current_stderr(capsys):
-    """The handler is installed once per process; each test (or notebook cell) swaps sys.stderr under it."""
+    """The handler is installed once per process; each test (or notebook cell) swaps sys.stderr under it. runkit's
+    messages (a resume's "resuming from ...") reach it as the project's do."""
     import logging
 
     from runkit.callbacks.log_file import log_to_console
 
     log_to_console()
     logging.getLogger("project.test").warning("where does this go?")
-    assert "where does this go?" in capsys.readouterr().err
+    logging.getLogger("runkit.checkpoints.last").info("and this?")
+    said = capsys.readouterr().err
+    assert "where does this go?" in said and "and this?" in said

@@ -16,7 +16,7 @@ PACKAGE = Path(project.__file__).resolve().parent
 LAYERS = [
     "nets", "data", "models",  # the rooms a user edits (the tasks, TaskModule and a run's machinery are runkit's)
     "registry", "cli",  # the model families `--model NAME` knows, and runkit's command line bound to them
-    "sweeps", "serving",  # what runs on top of the CLI
+    "serving",  # what runs on top of the CLI
     "entries",
 ]  # fmt: skip
 TOP_MODULES = {"registry", "cli"}  # beside the thin commands at the top of project/
@@ -121,7 +121,7 @@ def test_the_check_finds_a_cycle_through_a_type_hint_only_import(tmp_path):
 
 
 # The rooms on their way into runkit (issue 52), which may still reach inside it as its own modules do.
-MOVING = {"sweeps", "serving"}
+MOVING = {"serving"}
 
 
 def runkit_imports(path: Path) -> list[tuple[int, str]]:

@@ -107,7 +107,7 @@ def test_every_readme_command_parses(command, capsys, monkeypatch):
         elif module == "project.lr_find":
             composes(module, without_options(args, LR_FIND_OPTIONS), capsys)
         elif module == "project.sweep":  # the sweep file's keys and values, and the objective: nothing runs
-            from project.sweeps.sweep_command import main
+            from project.sweep import main
 
             assert main([*args, "--check"]) == 0, command
         else:

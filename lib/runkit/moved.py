@@ -25,6 +25,7 @@ MOVED = {
     "project.nets.receptive_field": ("runkit.receptive", "0.2.0"),
     "project.nets.batchnorm": ("runkit.batchnorm", "0.2.0"),
     "project.tools": ("runkit.tools", "0.2.0"),  # the profiler a preset names
+    "project.sweeps": ("runkit.sweeps", "0.2.0"),  # the callbacks a trial's run.yaml names
 }
 
 

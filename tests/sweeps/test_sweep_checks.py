@@ -3,10 +3,10 @@ fit command parses them, and the objective among the metrics the model logs."""
 
 import pytest
 from runkit import ConfigError
+from runkit.sweeps.spec import load_spec
 
 from project.registry import CONFIG_DIR
-from project.sweeps.spec import load_spec
-from project.sweeps.sweep_command import main as sweep
+from project.sweep import main as sweep
 from tests.conftest import FAMILIES, SMALL
 
 MODEL = FAMILIES[0]
@@ -71,7 +71,9 @@ def test_a_searched_key_given_on_the_command_line_too_is_refused(tmp_path):
 
 
 def test_every_shipped_sweep_file_checks_against_its_model(tmp_path):
-    from project.sweeps.checks import canonical, check_sweep
+    from runkit.sweeps.checks import canonical, check_sweep
+
+    from project.cli import commands
 
     checked = []
     for path in sorted((CONFIG_DIR / "sweeps").glob("*.yaml")):
@@ -81,7 +83,7 @@ def test_every_shipped_sweep_file_checks_against_its_model(tmp_path):
         spec = load_spec(path)
         searched = {canonical(p.key) for p in spec.params}  # the small data's own settings, less the searched
         small = [a for a in SMALL[model] if canonical(a.split("=", 1)[0].removeprefix("--")) not in searched]
-        result = check_sweep(model, spec, small)
+        result = check_sweep(commands, model, spec, small)
         assert result.objective == "val/acc" and result.mode == "max"
         checked.append(path.stem)
     assert set(FAMILIES) | {"lr_grid"} <= set(checked)  # a sweep file for each family, and the LR grid

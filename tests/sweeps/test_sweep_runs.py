@@ -12,10 +12,10 @@ from pathlib import Path
 import optuna
 import pytest
 import yaml
+from runkit.sweeps.checks import canonical
+from runkit.sweeps.spec import load_spec
 
 from project.registry import CONFIG_DIR
-from project.sweeps.checks import canonical
-from project.sweeps.spec import load_spec
 from tests.conftest import FAMILIES, ROOT, SMALL, TINY, python_m, run
 from tests.processes import ENV
 

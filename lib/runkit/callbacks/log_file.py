@@ -8,7 +8,8 @@ from lightning.pytorch import Callback, LightningModule, Trainer
 from lightning.pytorch.utilities import rank_zero_only
 
 FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
-LOGGERS = ("project", "lightning.pytorch")  # ours, and Lightning's (its rank_zero_info messages included)
+OURS = ("runkit", "project")  # the library's messages and the project's (`logging.getLogger(__name__)`)
+LOGGERS = (*OURS, "lightning.pytorch")  # and Lightning's (its rank_zero_info messages included)
 
 
 class CurrentStderrHandler(logging.StreamHandler):
@@ -21,16 +22,17 @@ class CurrentStderrHandler(logging.StreamHandler):
 
 
 def log_to_console(level: str = "INFO") -> None:
-    """The project's messages (`logging.getLogger("project...")`) on stderr, timestamped; Lightning has its own."""
-    logger = logging.getLogger("project")
-    if any(getattr(h, "_project_console", False) for h in logger.handlers):
-        return
-    handler = CurrentStderrHandler()
-    handler.setFormatter(logging.Formatter(FORMAT, datefmt="%H:%M:%S"))
-    handler.addFilter(lambda record: rank_zero_only.rank == 0)  # one copy under DDP
-    handler._project_console = True  # type: ignore[attr-defined]
-    logger.addHandler(handler)
-    logger.setLevel(level)
+    """runkit's and the project's messages on stderr, timestamped; Lightning has its own."""
+    for name in OURS:
+        logger = logging.getLogger(name)
+        if any(getattr(h, "_project_console", False) for h in logger.handlers):
+            continue
+        handler = CurrentStderrHandler()
+        handler.setFormatter(logging.Formatter(FORMAT, datefmt="%H:%M:%S"))
+        handler.addFilter(lambda record: rank_zero_only.rank == 0)  # one copy under DDP
+        handler._project_console = True  # type: ignore[attr-defined]
+        logger.addHandler(handler)
+        logger.setLevel(level)
 
 
 class LogFile(Callback):

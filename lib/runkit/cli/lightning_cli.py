@@ -253,6 +253,18 @@ class Commands:
 
         return runs.main(args)
 
+    def sweep(self, args: Sequence[str] | None = None) -> int:
+        """`python -m project.sweep --model NAME [--sweep FILE] [options] [fit args]`: an Optuna study."""
+        from runkit.sweeps import sweep_command
+
+        return sweep_command.main(self, args)
+
+    def repeat(self, args: Sequence[str] | None = None) -> int:
+        """`python -m project.repeat --model NAME --seeds 5 | --folds 5 [fit args]`: several runs, mean ± std."""
+        from runkit.sweeps import repeat_command
+
+        return repeat_command.main(self, args)
+
     def expand(self, args: Sequence[str]) -> list[str]:
         """The command line with `--model NAME` replaced by the family's config files."""
         return expand_model_flag(args, self.registry)

@@ -1,9 +1,10 @@
 """What `--model NAME` knows: a project's model families, each a config file under its configs/ folder, a
 one-line description, its task, and what the tests shrink it to. The project declares them (its registry.py)."""
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,11 @@ class ModelEntry:
 class Registry:
     config_dir: Path  # configs/: trainer.yaml, which every family's file stacks on, and the families' files
     models: Mapping[str, ModelEntry]
-    prog: str = "python -m project"  # how the project's commands are run, for help and errors
+    package: str = "project"  # the project's import name: its commands are `python -m PACKAGE.fit` and the like
+
+    @property
+    def prog(self) -> str:
+        return f"python -m {self.package}"
 
     def config_flags(self, name: str) -> list[str]:
         """What `--model NAME` stands for: the shared Trainer config, then the family's."""
@@ -43,3 +48,15 @@ class Registry:
         width = max(map(len, self.models), default=0)
         lines = [f"  {name:<{width}}  {entry.description}" for name, entry in self.models.items()]
         return "Models (--model NAME, or a LightningModule class path):\n" + "\n".join(lines)
+
+
+class CommandLine(Protocol):
+    """What the commands built on the CLI (sweeps, repeats) ask of a project's `Commands`, without importing it."""
+
+    registry: Registry
+
+    def compose(self, args: Sequence[str]) -> Any: ...
+
+    def parse(self, args: Sequence[str]) -> Any: ...
+
+    def expand(self, args: Sequence[str]) -> list[str]: ...

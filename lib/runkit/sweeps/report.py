@@ -3,13 +3,13 @@
 import csv
 import importlib.util
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from runkit.sweeps.runs import key_args
+from runkit.sweeps.spec import SweepSpec
 from runkit.tools.table import markdown, short_names
-
-from project.sweeps.runs import key_args
-from project.sweeps.spec import SweepSpec
 
 PLOTS = {
     "history.png": "plot_optimization_history",
@@ -39,8 +39,11 @@ def trial_rows(study: Any, spec: SweepSpec) -> tuple[list[str], list[list[str]]]
     return header, rows
 
 
-def write_report(study: Any, spec: SweepSpec, folder: Path, base_args: list[str], storage: str) -> dict[str, Path]:
-    """Print the table and write trials.csv, best.yaml and the plots into `folder`; returns what was written."""
+def write_report(
+    study: Any, spec: SweepSpec, folder: Path, base_args: list[str], storage: str, parse: Callable[[list[str]], Any]
+) -> dict[str, Path]:
+    """Print the table and write trials.csv, best.yaml and the plots into `folder`; returns what was written.
+    `parse`: the project's command-line parser (`Commands.parse`), which resolves the best trial's config."""
     folder.mkdir(parents=True, exist_ok=True)
     header, rows = trial_rows(study, spec)
     print(f"\nStudy {study.study_name}: {len(rows)} trials\n\n{markdown(header, rows)}\n")
@@ -52,7 +55,8 @@ def write_report(study: Any, spec: SweepSpec, folder: Path, base_args: list[str]
         written["best"] = folder / "best.yaml"
         threads = best.user_attrs.get("threads")
         command = f"{f'OMP_NUM_THREADS={threads} ' if threads else ''}python -m project.fit --config {written['best']}"
-        write_best_config(written["best"], [*base_args, *key_args(best.params)], best.number, study.study_name, command)
+        best_args = [*base_args, *key_args(best.params)]
+        write_best_config(written["best"], parse(best_args), best.number, study.study_name, command)
         print(f"Best: trial {best.number}, {study.user_attrs.get('objective', 'objective')} {best.value:.4f}")
         print(f"  its config:   {written['best']}")
         print(f"  train it:     {command}")
@@ -70,11 +74,8 @@ def write_report(study: Any, spec: SweepSpec, folder: Path, base_args: list[str]
     return written
 
 
-def write_best_config(path: Path, args: list[str], number: int, study: str, command: str) -> None:
+def write_best_config(path: Path, cli: Any, number: int, study: str, command: str) -> None:
     """The best trial's whole config, resolved, for `python -m project.fit --config best.yaml`."""
-    from project.cli import parse
-
-    cli = parse(args)
     text = cli.parser.dump(cli.config, skip_none=False)
     path.write_text(
         f"# The best trial ({number}) of study {study}: its whole config, resolved. Trained again with the same\n"

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import lightning.pytorch as L
+
 from runkit import write_atomically
 
 

@@ -2,7 +2,7 @@
 
 from collections.abc import Sequence
 
-from project.sweeps.runs import mean_std
+from runkit.sweeps.runs import mean_std
 
 # Student's t at 0.975 for 1..30 degrees of freedom; beyond, the normal's 1.96 is within 2 %.
 T_975 = (

@@ -16,11 +16,10 @@ from typing import Any
 
 from runkit import ConfigError
 from runkit.callbacks.run_status import alive
-
-from project.sweeps.checks import Checked
-from project.sweeps.report import best_trial
-from project.sweeps.runs import STOPPED_CODES, Run, key_args, mean_std, repeated_runs, wait
-from project.sweeps.spec import SweepSpec, make_pruner, make_sampler, open_storage
+from runkit.sweeps.checks import Checked
+from runkit.sweeps.report import best_trial
+from runkit.sweeps.runs import STOPPED_CODES, Run, key_args, mean_std, repeated_runs, wait
+from runkit.sweeps.spec import SweepSpec, make_pruner, make_sampler, open_storage
 
 HEARTBEAT_S = 10.0  # how often a worker stamps its running trial
 
@@ -38,6 +37,7 @@ class SweepSettings:
     repeats: int = 1  # runs per trial: seeds
     folds: int = 0  # or cross-validation folds
     grace_s: float = 60.0  # a running trial whose worker has not stamped it for this long is taken over
+    package: str = "project"  # whose `cli.commands` fits each run (runkit/sweeps/fit_process.py)
 
     @property
     def single(self) -> bool:
@@ -175,7 +175,7 @@ class Sweeper:
         folder = self.settings.folder / f"trial_{number}"
         args = [*self.settings.checked.base_args, *key_args(params)]
         pruning = {
-            "class_path": "project.sweeps.pruning.OptunaPruning",
+            "class_path": "runkit.sweeps.pruning.OptunaPruning",
             "init_args": {
                 "storage": self.settings.storage,
                 "study": self.settings.study,
@@ -185,9 +185,9 @@ class Sweeper:
             },
         }
         if self.settings.single:
-            return [Run(folder, args, (pruning,))]
+            return [Run(self.settings.package, folder, args, (pruning,))]
         seed = self.settings.checked.config.get("seed_everything") or 0
-        return repeated_runs(folder, args, seed, self.settings.repeats, self.settings.folds)
+        return repeated_runs(self.settings.package, folder, args, seed, self.settings.repeats, self.settings.folds)
 
     def _run_trial(self, worker: int, number: int, params: dict[str, Any], resumed: bool) -> None:
         from optuna.trial import TrialState

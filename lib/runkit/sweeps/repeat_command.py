@@ -2,7 +2,7 @@
 
 `--seeds N` trains with seed_everything = S, S+1, ... (S: the config's); the data's split stays. `--folds K`
 pools the training and validation samples of the DataModule's seeded split and validates on each of K parts
-in turn (project/sweeps/cross_validation.py). Runs land in logs/NAME/repeats/LABEL/{seed_S,fold_K}/; run
+in turn (runkit/sweeps/cross_validation.py). Runs land in logs/NAME/repeats/LABEL/{seed_S,fold_K}/; run
 the same command again to resume an interrupted one and skip the finished. Docs: docs/sweeps.md.
 """
 
@@ -13,9 +13,10 @@ from collections.abc import Sequence
 
 from runkit import ConfigError
 from runkit.cli.model_flag import config_files, find_model_flag
+from runkit.cli.registry import CommandLine
 
 
-def main(args: Sequence[str] | None = None) -> int:
+def main(commands: CommandLine, args: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m project.repeat", add_help=False)
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--seeds", type=int, help="runs with consecutive seeds")
@@ -30,16 +31,14 @@ def main(args: Sequence[str] | None = None) -> int:
     if count < (1 if ours.seeds else 2):
         raise ConfigError(f"--{'seeds' if ours.seeds else 'folds'} must be >= {1 if ours.seeds else 2}, got {count}")
 
+    from runkit.sweeps.checks import REFUSED
+    from runkit.sweeps.repeats import summary_line
+    from runkit.sweeps.runs import STOPPED_CODES, repeated_runs
     from runkit.trackers.stacking import runs_root
-
-    from project.cli import compose
-    from project.sweeps.checks import REFUSED
-    from project.sweeps.repeats import summary_line
-    from project.sweeps.runs import STOPPED_CODES, repeated_runs
 
     if refused := [a for a in fit_args if a.split("=", 1)[0].startswith(REFUSED)]:
         raise ConfigError(f"{refused[0].split('=', 1)[0]} is set by project.repeat for each run: leave it out")
-    built = compose(fit_args)  # checks the whole command line (and the data) before the first run
+    built = commands.compose(fit_args)  # checks the whole command line (and the data) before the first run
     task, config = built.model.task, built.config
     refused = getattr(built.datamodule, "folds_refused", "it is not one of the template's DataModules")
     if ours.folds and refused:
@@ -47,7 +46,9 @@ def main(args: Sequence[str] | None = None) -> int:
     label = ours.name or (f"seeds{count}" if ours.seeds else f"folds{count}")
     folder = runs_root(config.trainer, model or "model") / "repeats" / label
     seed = config.get("seed_everything") or 0
-    runs = repeated_runs(folder, fit_args, seed, ours.seeds or 0, ours.folds or 0, ours.fold_seed)
+    runs = repeated_runs(
+        commands.registry.package, folder, fit_args, seed, ours.seeds or 0, ours.folds or 0, ours.fold_seed
+    )
     print(f"Repeat: {count} runs ({label}), {task.monitor} ({task.mode}); runs: {folder}/")
     rows, failed = [], 0
     for run in runs:

@@ -1,6 +1,7 @@
 """k-fold cross-validation as a callback, so that every DataModule's own seeded split serves it unchanged."""
 
 import lightning.pytorch as L
+
 from runkit import BaseDataModule, ConfigError
 
 

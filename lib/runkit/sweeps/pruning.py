@@ -21,7 +21,7 @@ class OptunaPruning(L.Callback):
         study: the study's name.
         trial: the trial's number in the study.
         monitor: the metric reported, e.g. `val/acc`.
-        pruner: the sweep file's `pruner:` section (`project.sweeps.spec.make_pruner`).
+        pruner: the sweep file's `pruner:` section (`runkit.sweeps.spec.make_pruner`).
     """
 
     def __init__(
@@ -41,7 +41,7 @@ class OptunaPruning(L.Callback):
             return
         import optuna
 
-        from project.sweeps.spec import make_pruner, open_storage
+        from runkit.sweeps.spec import make_pruner, open_storage
 
         self._storage = storage = open_storage(self.storage_url)
         self._study = optuna.load_study(

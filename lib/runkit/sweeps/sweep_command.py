@@ -12,9 +12,10 @@ from pathlib import Path
 
 from runkit import ConfigError
 from runkit.cli.model_flag import find_model_flag
+from runkit.cli.registry import CommandLine
 
 
-def main(args: Sequence[str] | None = None) -> int:
+def main(commands: CommandLine, args: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m project.sweep", add_help=False)
     parser.add_argument("--sweep", help="a sweep file (default: configs/sweeps/NAME.yaml)")
     parser.add_argument("--n_trials", type=int, help="the study's size (default: the sweep file's n_trials)")
@@ -40,13 +41,13 @@ def main(args: Sequence[str] | None = None) -> int:
     if ours.repeats and ours.folds:
         raise ConfigError("--repeats (seeds) and --folds cannot be combined; choose one")
 
-    from project.sweeps.checks import check_sweep
-    from project.sweeps.report import write_report
-    from project.sweeps.spec import load_spec
-    from project.sweeps.study import Sweeper, SweepSettings, open_study
+    from runkit.sweeps.checks import check_sweep
+    from runkit.sweeps.report import write_report
+    from runkit.sweeps.spec import load_spec
+    from runkit.sweeps.study import Sweeper, SweepSettings, open_study
 
-    spec = load_spec(ours.sweep or default_sweep(model))
-    checked = check_sweep(model, spec, fit_args)
+    spec = load_spec(ours.sweep or default_sweep(commands.registry.config_dir, model))
+    checked = check_sweep(commands, model, spec, fit_args)
     name = ours.study or (spec.path.stem if spec.path.stem == model else f"{model}-{spec.path.stem}")
     storage = ours.storage or f"sqlite:///{(Path('sweeps') / f'{name}.db').resolve()}"
     n_trials = ours.n_trials or (spec.n_trials if spec.grid is None else _grid_size(spec.grid))
@@ -61,6 +62,7 @@ def main(args: Sequence[str] | None = None) -> int:
         workers=ours.workers,
         repeats=ours.repeats or (1 if ours.folds else spec.repeats),
         folds=ours.folds or (0 if ours.repeats else spec.folds),
+        package=commands.registry.package,
     )
     if settings.folds and checked.folds_refused:
         raise ConfigError(f"--folds: the data has no cross-validation folds: {checked.folds_refused}")
@@ -80,14 +82,12 @@ def main(args: Sequence[str] | None = None) -> int:
         code = Sweeper(settings, study).run()
     # A report reads the study as it was started (its own arguments), whatever this command line adds.
     base_args = study.user_attrs.get("setup", {}).get("args", checked.base_args) if ours.report else checked.base_args
-    write_report(study, spec, settings.folder, base_args, storage)
+    write_report(study, spec, settings.folder, base_args, storage, commands.parse)
     return code
 
 
-def default_sweep(model: str) -> Path:
-    from project.registry import CONFIG_DIR
-
-    path = CONFIG_DIR / "sweeps" / f"{model}.yaml"
+def default_sweep(config_dir: Path, model: str) -> Path:
+    path = config_dir / "sweeps" / f"{model}.yaml"
     if not path.is_file():
         shipped = ", ".join(sorted(p.name for p in path.parent.glob("*.yaml")))
         raise ConfigError(f"no sweep file for --model {model} ({path}): pass --sweep FILE (shipped: {shipped})")

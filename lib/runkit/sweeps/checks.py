@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from runkit import ConfigError
+from runkit.cli.registry import CommandLine
+from runkit.sweeps.runs import key_args
+from runkit.sweeps.spec import SweepSpec
 from runkit.trackers.stacking import runs_root
-
-from project.sweeps.runs import key_args
-from project.sweeps.spec import SweepSpec
 
 REFUSED = ("--ckpt_path", "--run_dir")  # each run sets its own
 
@@ -27,8 +27,7 @@ class Checked:
     folds_refused: str | None  # why the data cannot be cut into cross-validation folds, if it cannot
 
 
-def check_sweep(model: str, spec: SweepSpec, fit_args: list[str]) -> Checked:
-    from project.cli import commands, compose, parse
+def check_sweep(commands: CommandLine, model: str, spec: SweepSpec, fit_args: list[str]) -> Checked:
 
     searched = {canonical(p.key) for p in spec.params}
     for arg in fit_args:
@@ -39,7 +38,7 @@ def check_sweep(model: str, spec: SweepSpec, fit_args: list[str]) -> Checked:
             raise ConfigError(f"{flag} is searched by {spec.path} (params); leave it out of the command line")
     base = ["--model", model, *key_args(spec.fixed), *fit_args]
     try:
-        cli = parse(base)
+        cli = commands.parse(base)
     except argparse.ArgumentError as err:
         raise ConfigError(
             f"the fit arguments do not parse ({spec.path} fixed, or the command line): {reason(err)}"
@@ -52,7 +51,7 @@ def check_sweep(model: str, spec: SweepSpec, fit_args: list[str]) -> Checked:
                 raise ConfigError(
                     f"{spec.path}: params.{param.key} = {value!r} is refused by the fit command: {reason(err)}"
                 ) from err
-    built = compose(base)
+    built = commands.compose(base)
     task = built.model.task
     objective = task.monitor if spec.objective == "auto" else spec.objective
     logged = built.model.fit_metrics()

@@ -6,13 +6,12 @@ sweep resumes the trial from there. Lightning's DDP processes of the run start t
 ending with its rank 0 in turn.
 """
 
+import importlib
 import os
 import signal
 import sys
 
 from runkit import reported
-
-from project.cli import main
 
 PARENT_VARIABLE = "PROJECT_RUN_PARENT"  # the starting process's pid; the run's own DDP processes do not see it
 
@@ -29,7 +28,8 @@ def end_with_parent() -> None:
         raise SystemExit(143)  # it died before the signal was asked for
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # python -m runkit.sweeps.fit_process PACKAGE [fit args]
     end_with_parent()
+    package, *fit_args = sys.argv[1:]
     with reported():
-        main(subcommand="fit")
+        importlib.import_module(f"{package}.cli").commands.main(fit_args, subcommand="fit")

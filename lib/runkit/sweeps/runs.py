@@ -12,8 +12,8 @@ from typing import Any
 
 import yaml
 
-from project.sweeps.epoch_record import best_value, read_epochs
-from project.sweeps.fit_process import PARENT_VARIABLE
+from runkit.sweeps.epoch_record import best_value, read_epochs
+from runkit.sweeps.fit_process import PARENT_VARIABLE
 
 FINISHED = "finished.json"  # written when the run's process exited 0: the run is not started again
 STOPPED_CODES = (130, 143)  # the run saved last.ckpt and stopped on a signal: resumable, not failed
@@ -37,11 +37,13 @@ class Run:
     """A fit in `folder` (logged there by the config's logger, checkpoints in `folder/checkpoints`).
 
     Args:
+        package: the project whose `cli.commands` fits it (its registry's `package`).
         folder: e.g. logs/cnn/sweeps/STUDY/trial_3.
         args: the fit command line, without the logger and callbacks this adds.
         callbacks: more callbacks (class_path and init_args), e.g. the trial's pruning.
     """
 
+    package: str
     folder: Path
     args: list[str]
     callbacks: tuple[dict[str, Any], ...] = ()
@@ -64,7 +66,7 @@ class Run:
         """
         self.folder.mkdir(parents=True, exist_ok=True)
         record = {
-            "class_path": "project.sweeps.epoch_record.EpochRecord",
+            "class_path": "runkit.sweeps.epoch_record.EpochRecord",
             "init_args": {"path": str(self.folder / "epochs.json")},
         }
         config = {
@@ -84,10 +86,10 @@ class Run:
 
     def start(self, env: dict[str, str] | None = None) -> subprocess.Popen:
         """Start the fit process; its output is appended to `folder/output.log`."""
-        command = [sys.executable, "-m", "project.sweeps.fit_process", *self.command()]
+        command = [sys.executable, "-m", "runkit.sweeps.fit_process", self.package, *self.command()]
         environment = {**os.environ, **(env or {}), PARENT_VARIABLE: str(os.getpid())}
         with open(self.folder / "output.log", "ab") as out:
-            out.write(f"\n$ python -m project.fit {' '.join(command[3:])}\n".encode())
+            out.write(f"\n$ python -m {self.package}.fit {' '.join(command[4:])}\n".encode())
             out.flush()
             return subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=environment)
 
@@ -106,15 +108,15 @@ class Run:
 
 
 def repeated_runs(
-    folder: Path, args: list[str], seed: int, seeds: int = 0, folds: int = 0, fold_seed: int = 0
+    package: str, folder: Path, args: list[str], seed: int, seeds: int = 0, folds: int = 0, fold_seed: int = 0
 ) -> list[Run]:
     """`seeds` runs with seed_everything = seed, seed+1, ... (`seed_S/`), or one run per cross-validation fold
-    (`fold_K/`, `project/sweeps/cross_validation.py`), in sub-folders of `folder`."""
+    (`fold_K/`, `runkit/sweeps/cross_validation.py`), in sub-folders of `folder`."""
     if folds:
-        fold = lambda k: {"class_path": "project.sweeps.cross_validation.CrossValidation",  # noqa: E731
+        fold = lambda k: {"class_path": "runkit.sweeps.cross_validation.CrossValidation",  # noqa: E731
                           "init_args": {"folds": folds, "fold": k, "seed": fold_seed}}  # fmt: skip
-        return [Run(folder / f"fold_{k}", args, (fold(k),)) for k in range(folds)]
-    return [Run(folder / f"seed_{seed + i}", [*args, f"--seed_everything={seed + i}"]) for i in range(seeds)]
+        return [Run(package, folder / f"fold_{k}", args, (fold(k),)) for k in range(folds)]
+    return [Run(package, folder / f"seed_{seed + i}", [*args, f"--seed_everything={seed + i}"]) for i in range(seeds)]
 
 
 def wait(process: subprocess.Popen, every: float, tick: Callable[[], None]) -> int:
