@@ -89,7 +89,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.requests, args.clients, args.models = 40, 4, args.models[:1]
-    from project.serving.launch import served
+    from runkit.serving.launch import served
 
     backends = [("PyTorch", [])] if args.quick else [("PyTorch", []), ("onnxruntime", ["--onnx"])]
     batching = [("alone", ["--max_batch_size=1"]), (f"batched ≤{args.max_batch_size}", [

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 import torch
+from runkit.serving.launch import served
 
-from project.serving.launch import served
 from tests.conftest import ROOT, python
 from tests.guide_files import write_for
 from tests.test_readme import bash_commands, opened

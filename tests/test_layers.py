@@ -16,7 +16,7 @@ PACKAGE = Path(project.__file__).resolve().parent
 LAYERS = [
     "nets", "data", "models",  # the rooms a user edits (the tasks, TaskModule and a run's machinery are runkit's)
     "registry", "cli",  # the model families `--model NAME` knows, and runkit's command line bound to them
-    "serving",  # what runs on top of the CLI
+    "serving",  # how a request for each kind of data is read (runkit serves it)
     "entries",
 ]  # fmt: skip
 TOP_MODULES = {"registry", "cli"}  # beside the thin commands at the top of project/
@@ -120,10 +120,6 @@ def test_the_check_finds_a_cycle_through_a_type_hint_only_import(tmp_path):
     assert sorted(set(module_cycle(package))) == ["project.data.a", "project.data.b"]
 
 
-# The rooms on their way into runkit (issue 52), which may still reach inside it as its own modules do.
-MOVING = {"serving"}
-
-
 def runkit_imports(path: Path) -> list[tuple[int, str]]:
     """(line, what) for every import of runkit in `path`: NAME for `from runkit import NAME`, `compat.X` for
     `from runkit.compat import X`, "" for `import runkit`."""
@@ -141,8 +137,6 @@ def test_the_rooms_a_user_edits_import_only_runkits_public_names(tmp_path):
     outside = []
     for path in sorted(PACKAGE.rglob("*.py")):
         name = path.relative_to(PACKAGE).as_posix()
-        if room_of(path, PACKAGE) in MOVING:
-            continue
         outside += [
             f"{name}:{line}: {what}" for line, what in runkit_imports(path) if what not in {*runkit.__all__, ""}
         ]

@@ -255,12 +255,15 @@ def test_a_generated_project_upgrades_its_runkit_in_one_command_and_passes_its_t
                            capture_output=True, text=True, check=True)  # fmt: skip
     (Path(where.stdout.strip()) / "outer.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     upgrade = ["make", "upgrade-runkit", f"TEMPLATE={newer}", f"BIN={bin_}", f"STAMP={project / 'Makefile'}"]
-    made = subprocess.run(upgrade, cwd=project, capture_output=True, text=True, timeout=600)
+    alone = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the venv's runkit, not a checkout's
+    made = subprocess.run(upgrade, cwd=project, capture_output=True, text=True, timeout=600, env=alone)
     assert made.returncode == 0, made.stdout[-2000:] + made.stderr[-2000:]
     assert [p.name for p in (project / "vendor").iterdir()] == [f"lightning_runkit-{bugfix}-py3-none-any.whl"]
 
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([bin_ / "python", *args], cwd=project, capture_output=True, text=True, timeout=600)
+        return subprocess.run(
+            [bin_ / "python", *args], cwd=project, capture_output=True, text=True, timeout=600, env=alone
+        )
 
     assert run("-c", "import runkit; print(runkit.__version__)").stdout.strip() == bugfix
     tests = run("-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_layers.py")

@@ -54,6 +54,13 @@ _LAZY = {
     "Commands": "runkit.cli.lightning_cli",
     "ModelEntry": "runkit.cli.registry",
     "Registry": "runkit.cli.registry",
+    # Serving: the reader of a DataModule's requests, and what it words a bad one with.
+    "BadRequest": "runkit.serving.requests",
+    "Reader": "runkit.serving.readers",
+    "known_fields": "runkit.serving.requests",
+    "one_or_many": "runkit.serving.requests",
+    "rows_of_numbers": "runkit.serving.requests",
+    "text_field": "runkit.serving.requests",
     # What a family's network or data may need of the machinery.
     "receptive_field": "runkit.receptive",
     "receptive_fields": "runkit.receptive",

@@ -1,1 +1,2 @@
-"""`python -m project.serve CHECKPOINT`: a trained model behind an HTTP endpoint, on LitServe (docs/serving.md)."""
+"""How a request for each kind of data is read, for `python -m project.serve`: a runkit `Reader` per DataModule,
+named by the DataModule (`request_reader`)."""

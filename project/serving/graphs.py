@@ -5,12 +5,10 @@ Each becomes what the DataModule's predict set holds, through its own featuriser
 from typing import Any, ClassVar
 
 import torch
-from runkit import ConfigError
+from runkit import BadRequest, ConfigError, Reader, known_fields, one_or_many, rows_of_numbers
 from torch_geometric.data import Data
 
 from project.data.graphs.link_batches import CandidateBatches, MessageGraph, PairBatches
-from project.serving.readers import Reader
-from project.serving.requests import BadRequest, known_fields, one_or_many, rows_of_numbers
 
 MAX_NODES = 100_000  # a graph larger than this in one request is refused (413): it would stall the batch
 

@@ -8,9 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 import torch
 from PIL import Image, ImageOps, UnidentifiedImageError
-
-from project.serving.readers import Reader
-from project.serving.requests import BadRequest, known_fields, one_or_many
+from runkit import BadRequest, Reader, known_fields, one_or_many
 
 
 class ImageReader(Reader):

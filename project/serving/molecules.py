@@ -3,11 +3,10 @@ extra: project/data/graphs/molecules.py)."""
 
 from typing import Any, ClassVar
 
+from runkit import BadRequest, Reader, known_fields, text_field
 from torch_geometric.data import Data
 
 from project.data.graphs.molecules import mol_to_graph, require_rdkit
-from project.serving.readers import Reader
-from project.serving.requests import BadRequest, known_fields, text
 
 
 class MoleculeReader(Reader):
@@ -19,8 +18,8 @@ class MoleculeReader(Reader):
         request = known_fields(request, self.fields)
         value = request.get("smiles")
         if isinstance(value, list) and value:
-            return [self.molecule(text(v, f"smiles[{i}]"), f"smiles[{i}]") for i, v in enumerate(value)]
-        return [self.molecule(text(value, "smiles"), "smiles")]
+            return [self.molecule(text_field(v, f"smiles[{i}]"), f"smiles[{i}]") for i, v in enumerate(value)]
+        return [self.molecule(text_field(value, "smiles"), "smiles")]
 
     def molecule(self, smiles: str, field: str) -> Data:
         require_rdkit()

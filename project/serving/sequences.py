@@ -4,12 +4,11 @@
 from typing import Any, ClassVar
 
 import numpy as np
+from runkit import BadRequest, Reader, known_fields, one_or_many, rows_of_numbers, text_field
 
 from project.data.sequences.files import NumericSequence
 from project.data.text.conll import TaggedSentence
 from project.data.text.files import TextRow
-from project.serving.readers import Reader
-from project.serving.requests import BadRequest, known_fields, one_or_many, rows_of_numbers, text
 
 SOURCE = "the request"  # where the DataModules' own messages say the data came from
 
@@ -22,7 +21,8 @@ class TextReader(Reader):
     def samples(self, request: dict[str, Any]) -> list[Any]:
         request = known_fields(request, self.fields)
         rows = [
-            TextRow(text(value, field), None, i) for i, (field, value) in enumerate(one_or_many(request, *self.fields))
+            TextRow(text_field(value, field), None, i)
+            for i, (field, value) in enumerate(one_or_many(request, *self.fields))
         ]
         encoded = self.datamodule.encode(rows, SOURCE)
         return [encoded[i] for i in range(len(encoded))]
@@ -59,7 +59,7 @@ class TokensReader(Reader):
         for i, (field, value) in enumerate(one_or_many(request, *self.fields)):
             if not isinstance(value, list) or not value:
                 raise BadRequest(field, "a non-empty list of tokens (strings)")
-            tokens = [text(token, f"{field}[{t}]") for t, token in enumerate(value)]
+            tokens = [text_field(token, f"{field}[{t}]") for t, token in enumerate(value)]
             sentences.append(TaggedSentence(tokens, None, [i] * len(tokens)))
         encoded = self.datamodule.encode(sentences, SOURCE)
         return [encoded[i] for i in range(len(encoded))]

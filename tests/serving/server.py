@@ -1,13 +1,13 @@
-"""A served checkpoint for the tests: a few steps of training, then the real server (project/serving/launch.py)."""
+"""A served checkpoint for the tests: a few steps of training, then the real server (lib/runkit/serving/launch.py)."""
 
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import httpx
+from runkit.serving.launch import served as serving  # noqa: F401 (the tests' name for it)
 
 from project.cli import build
-from project.serving.launch import served as serving  # noqa: F401 (the tests' name for it)
 from tests.conftest import TINY
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from runkit.serving.api import NAME_COLUMNS, ModelAPI
 
 from project.cli import main
-from project.serving.api import NAME_COLUMNS, ModelAPI
 from tests.conftest import FAMILIES, ROOT, SMALL, TINY
 from tests.serving.server import ask_together, serving, trained
 

@@ -11,8 +11,8 @@ import pytest
 import torch
 from PIL import Image
 from runkit import extras
+from runkit.serving.command import main
 
-from project.serving.command import main
 from tests.conftest import SMALL
 from tests.serving.server import ask_together, serving, trained
 

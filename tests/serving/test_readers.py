@@ -7,10 +7,10 @@ from functools import cache
 from typing import Any
 
 import pytest
+from runkit.serving.readers import reader_for
+from runkit.serving.requests import BadRequest
 
 from project.cli import build
-from project.serving.readers import reader_for
-from project.serving.requests import BadRequest
 from tests.conftest import ROOT, SMALL, TINY
 
 
@@ -24,7 +24,7 @@ def reader(name: str) -> Any:
     if name == "gcn_molecules":  # part: molecules, regression
         model, args = "gcn_regression", molecule_args()  # part: molecules, regression
     cli = build(model, *TINY, *args)
-    cli.model.trainer, cli.trainer.predicting = cli.trainer, True  # as the server has them (project/serving/api.py)
+    cli.model.trainer, cli.trainer.predicting = cli.trainer, True  # as the server has them (lib/runkit/serving/api.py)
     return reader_for(cli.model.eval(), cli.datamodule)
 
 

@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 import httpx
+from runkit.serving.launch import free_port
 
-from project.serving.launch import free_port
 from tests.conftest import FAMILIES, ROOT, SMALL
 from tests.serving.server import trained
 

@@ -13,17 +13,17 @@ from runkit import extras
 from runkit.tools.export import main as export_main
 from runkit.tools.onnx_export import ExportMismatch, export_onnx, named_inputs, rebuild
 
+from project import registry
 from project.cli import build
-from project.registry import CONFIG_DIR, MODELS
 from tests.conftest import SMALL, TINY, run
 
 # Each model's runs (its SMALL data) and, for the comparison, a DataModule whose validation batches differ in
 # size from those the file was traced on.
-RUNS = {name: [name, *SMALL[name]] for name in MODELS}
-RUNS["gcn_node"] = ["gcn", f"--config={CONFIG_DIR / 'gcn_node.yaml'}"]  # part: gcn
+RUNS = {name: [name, *SMALL[name]] for name in registry.MODELS}
+RUNS["gcn_node"] = ["gcn", f"--config={registry.CONFIG_DIR / 'gcn_node.yaml'}"]  # part: gcn
 RUNS["lstm_forecast_intervals"] = [  # part: lstm, regression
     *RUNS["lstm_forecast"],  # part: lstm, regression
-    f"--config={CONFIG_DIR / 'lstm_forecast_intervals.yaml'}",  # part: lstm, regression
+    f"--config={registry.CONFIG_DIR / 'lstm_forecast_intervals.yaml'}",  # part: lstm, regression
 ]  # part: lstm, regression
 OTHER_SIZES = {
     "cnn": ["--data.batch_size=3"],  # part: cnn

@@ -265,6 +265,12 @@ class Commands:
 
         return repeat_command.main(self, args)
 
+    def serve(self, args: Sequence[str] | None = None) -> int:
+        """`python -m project.serve CHECKPOINT`: a trained model behind an HTTP endpoint, on LitServe."""
+        from runkit.serving import command
+
+        return command.main(None if args is None else list(args))
+
     def expand(self, args: Sequence[str]) -> list[str]:
         """The command line with `--model NAME` replaced by the family's config files."""
         return expand_model_flag(args, self.registry)

@@ -22,6 +22,8 @@ class DataOffers:
     # How the checks tell the splits apart: by comparing their samples; `masks`: masks over one graph (nothing
     # to compare); `own`: the DataModule's `split_overlap()` (link level: held-out links in the training graph).
     split_check: ClassVar[Literal["samples", "masks", "own"]] = "samples"
+    # serving: the class path of the `runkit.Reader` that reads a request for this data (project.serve)
+    request_reader: ClassVar[str | None] = None
 
     class_names: list[str] | None = None  # classification: a name per class
 

@@ -28,6 +28,8 @@ class GraphSetDataModule(BaseDataModule):
     (one block-diagonal adjacency), and `batch.batch` naming each node's graph.
     """
 
+    request_reader = "project.serving.graphs.graph_reader"  # how `project.serve` reads its requests
+
     num_classes: int | None = None
     multilabel = False  # several 0/1 labels per graph (-1: not known), not one class id
 

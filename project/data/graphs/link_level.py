@@ -48,6 +48,8 @@ class LinkPredictionDataModule(BaseDataModule):
         batch_size: links per neighbour batch (unused by `full`).
     """
 
+    request_reader = "project.serving.graphs.LinkReader"  # how `project.serve` reads its requests
+
     split_check = "own"  # the held-out links must not be in the graph messages pass over: split_overlap()
 
     folds_refused = "the message graph is built from the training links; repeat it over seeds (data.seed) instead"

@@ -36,6 +36,8 @@ class NodeClassificationDataModule(BaseDataModule):
         batch_size: seed nodes per neighbour batch (unused by `full`).
     """
 
+    request_reader = "project.serving.graphs.NodeReader"  # how `project.serve` reads its requests
+
     folds_refused = "its splits are masks over one graph; repeat it over seeds instead"
 
     # Training and validation share the one graph and differ by mask: not a leak (see Diagnostics).

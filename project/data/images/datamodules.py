@@ -19,6 +19,8 @@ class ImageDataModule(BaseDataModule):
     would make them new batches every epoch, so they are left out there.
     """
 
+    request_reader = "project.serving.images.ImageReader"  # how `project.serve` reads its requests
+
     def __init__(
         self,
         batch_size: int,

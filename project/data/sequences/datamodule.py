@@ -32,6 +32,8 @@ class NumericSequenceDataModule(PaddedSequenceDataModule):
         channels, labels, scaling: given by the CLI from a checkpoint; leave them unset.
     """
 
+    request_reader = "project.serving.sequences.ValuesReader"  # how `project.serve` reads its requests
+
     def __init__(
         self,
         train_path: str | None = None,

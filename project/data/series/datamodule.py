@@ -82,6 +82,8 @@ class SeriesDataModule(BaseDataModule):
             data to scale its inputs as training did). scales: the same of each of many series, by id.
     """
 
+    request_reader = "project.serving.series.SeriesReader"  # how `project.serve` reads its requests
+
     folds_refused = (
         "folds would train on the future of the windows they validate on; the validation span follows the training one"
     )

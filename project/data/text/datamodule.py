@@ -30,6 +30,8 @@ class TextClassificationDataModule(PaddedSequenceDataModule):
         vocabulary, labels: given by the CLI from a checkpoint; leave them unset.
     """
 
+    request_reader = "project.serving.sequences.TextReader"  # how `project.serve` reads its requests
+
     def __init__(
         self,
         train_path: str | None = None,

@@ -31,6 +31,8 @@ class TaggingDataModule(PaddedSequenceDataModule):
         vocabulary, labels, alphabet: given by the CLI from a checkpoint; leave them unset.
     """
 
+    request_reader = "project.serving.sequences.TokensReader"  # how `project.serve` reads its requests
+
     def __init__(
         self,
         train_path: str | None = None,

@@ -45,7 +45,7 @@ def one_or_many(request: dict[str, Any], one: str, many: str) -> list[tuple[str,
     return [(f"{many}[{i}]", item) for i, item in enumerate(items)]
 
 
-def text(value: Any, field: str) -> str:
+def text_field(value: Any, field: str) -> str:
     """A string with something besides spaces."""
     if not isinstance(value, str):
         raise BadRequest(field, f"a string, got {type(value).__name__}")

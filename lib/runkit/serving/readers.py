@@ -1,6 +1,7 @@
 """How each kind of data is read from a request: a `Reader` per DataModule turns a request's JSON into the samples
 its predict set would hold, made by the DataModule's own code (its vocabulary, scaling, featuriser, node names),
-and batches them with its own collate. So a served answer is `predict`'s answer.
+and batches them with its own collate. So a served answer is `predict`'s answer. A DataModule names its reader
+(`request_reader`, a class path: the project's readers are in its serving/ room).
 """
 
 from abc import ABC, abstractmethod
@@ -8,22 +9,11 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import torch
-from runkit import ConfigError
-from runkit.extras import import_object
 from torch.utils.data import default_collate
 
-# Where each DataModule's requests are read: the first class of its MRO named here. By name and path, so that a
-# project generated without a family imports nothing of it.
-READERS = {
-    "ImageDataModule": "project.serving.images.ImageReader",  # part: cnn
-    "TextClassificationDataModule": "project.serving.sequences.TextReader",  # part: lstm
-    "NumericSequenceDataModule": "project.serving.sequences.ValuesReader",  # part: lstm
-    "TaggingDataModule": "project.serving.sequences.TokensReader",  # part: lstm
-    "SeriesDataModule": "project.serving.series.SeriesReader",  # part: lstm, regression
-    "GraphSetDataModule": "project.serving.graphs.graph_reader",  # part: gcn
-    "LinkPredictionDataModule": "project.serving.graphs.LinkReader",  # part: gcn
-    "NodeClassificationDataModule": "project.serving.graphs.NodeReader",  # part: gcn
-}
+from runkit import ConfigError
+from runkit.data.offers import offers
+from runkit.extras import import_object
 
 
 class Reader(ABC):
@@ -77,12 +67,12 @@ class Reader(ABC):
 
 
 def reader_for(model: Any, datamodule: Any) -> Reader:
-    """The reader of `datamodule`'s requests, or a ConfigError naming the DataModule no reader knows."""
-    for cls in type(datamodule).__mro__:
-        path = READERS.get(cls.__qualname__)
-        if path is not None:
-            return import_object(path)(model, datamodule)
-    raise ConfigError(
-        f"project.serve reads no requests for {type(datamodule).__name__}: add a Reader for it "
-        "(project/serving/readers.py) and its line in READERS"
-    )
+    """The reader of `datamodule`'s requests (the class path its `request_reader` names), or a ConfigError naming
+    the DataModule that names none."""
+    path = offers(datamodule).request_reader
+    if path is None:
+        raise ConfigError(
+            f"project.serve reads no requests for {type(datamodule).__name__}: write a Reader for it "
+            "(a subclass of runkit.Reader) and name its class path in the DataModule's `request_reader`"
+        )
+    return import_object(path)(model, datamodule)

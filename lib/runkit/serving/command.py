@@ -63,7 +63,7 @@ def main(args: list[str] | None = None) -> int:
     require_extra("litserve", extra="serve")
     import litserve as ls
 
-    from project.serving.api import ModelAPI
+    from runkit.serving.api import ModelAPI
 
     checkpoint = Path(known.checkpoint)
     if not checkpoint.is_file():

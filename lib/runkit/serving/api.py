@@ -17,8 +17,8 @@ import torch
 from fastapi.responses import JSONResponse
 from torch import nn
 
-from project.serving.readers import Reader, reader_for
-from project.serving.requests import BadRequest
+from runkit.serving.readers import Reader, reader_for
+from runkit.serving.requests import BadRequest
 
 # predictions.tsv's columns that hold names, not numbers: every other cell is answered as a JSON number (a task of
 # your own whose cells are not numbers: as text).

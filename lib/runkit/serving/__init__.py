@@ -1,0 +1,1 @@
+"""`python -m project.serve CHECKPOINT`: a trained model behind an HTTP endpoint, on LitServe (docs/serving.md)."""
