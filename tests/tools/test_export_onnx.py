@@ -10,11 +10,11 @@ import onnxruntime
 import pytest
 import torch
 from runkit import extras
-from runkit.tools.export import main as export_main
 from runkit.tools.onnx_export import ExportMismatch, export_onnx, named_inputs, rebuild
 
 from project import registry
 from project.cli import build
+from project.export import main as export_main
 from tests.conftest import SMALL, TINY, run
 
 # Each model's runs (its SMALL data) and, for the comparison, a DataModule whose validation batches differ in

@@ -31,7 +31,7 @@ from runkit.trackers.stacking import check_loggers, pin_run_dir, stack_loggers
 log = logging.getLogger(__name__)
 
 
-class ProjectCLI(CheckpointCheckingCLI):
+class RunCLI(CheckpointCheckingCLI):
     """LightningCLI that links what the data decides into the model, restores data state, and reports.
 
     Args:
@@ -39,7 +39,7 @@ class ProjectCLI(CheckpointCheckingCLI):
             instantiated (`TaskModule.data_links`: the class count, the vocabulary size...).
     """
 
-    running: ClassVar["ProjectCLI | None"] = None  # the fit in progress in this process, for `main` to clean up
+    running: ClassVar["RunCLI | None"] = None  # the fit in progress in this process, for `main` to clean up
 
     def __init__(
         self,
@@ -105,7 +105,7 @@ class ProjectCLI(CheckpointCheckingCLI):
     def before_fit(self) -> None:
         folder = Path(self.trainer.log_dir) if self.trainer.logger is not None and self.trainer.log_dir else None
         self.new_run_folder = folder if folder is not None and not folder.exists() else None
-        ProjectCLI.running = self
+        RunCLI.running = self
 
     def after_fit(self) -> None:
         ckpt = self.trainer.checkpoint_callback
@@ -190,7 +190,7 @@ class Commands:
     def __init__(self, registry: Registry) -> None:
         self.registry = registry
 
-    def main(self, args: Sequence[str] | None = None, subcommand: str | None = None) -> ProjectCLI:
+    def main(self, args: Sequence[str] | None = None, subcommand: str | None = None) -> RunCLI:
         """`python -m project SUBCOMMAND --model NAME ...`; `subcommand` fixes it (the `project.fit` short form)."""
         args = list(sys.argv[1:] if args is None else args)
         if subcommand is not None:
@@ -200,18 +200,18 @@ class Commands:
         try:
             return self._make_cli(args, run=True)
         except StoppedBySignal:
-            if ProjectCLI.running is not None:  # a stop by a signal is told like any end of a fit, then exits 143 / 130
-                ProjectCLI.running.say_how_it_ended()
+            if RunCLI.running is not None:  # a stop by a signal is told like any end of a fit, then exits 143 / 130
+                RunCLI.running.say_how_it_ended()
             raise
         except Exception as err:
-            if user_error(err) is not None and ProjectCLI.running is not None:
-                ProjectCLI.running.discard_refused_run()
+            if user_error(err) is not None and RunCLI.running is not None:
+                RunCLI.running.discard_refused_run()
             raise
         finally:
-            ProjectCLI.running = None
+            RunCLI.running = None
             close_process_group()
 
-    def build(self, model: str, *args: str) -> ProjectCLI:
+    def build(self, model: str, *args: str) -> RunCLI:
         """Instantiate a model family's config without running it: `cli.model`, `cli.datamodule`, `cli.trainer`.
 
         For notebooks and tests: `build("cnn", "--trainer.max_epochs", "2")` composes exactly what
@@ -219,11 +219,11 @@ class Commands:
         """
         return self.compose(["--model", model, *args])
 
-    def compose(self, args: Sequence[str]) -> ProjectCLI:
+    def compose(self, args: Sequence[str]) -> RunCLI:
         """`build` for a whole command line, as `python -m project.fit` takes it (`--model NAME` among the args)."""
         return self._make_cli(list(args), run=False)
 
-    def parse(self, args: Sequence[str]) -> ProjectCLI:
+    def parse(self, args: Sequence[str]) -> RunCLI:
         """Parse a `project.fit` command line strictly, building nothing: `cli.config`, and `cli.parser` to parse
         more. A bad key or value raises `argparse.ArgumentError` instead of exiting (what `project.sweep` checks
         its search space with)."""
@@ -239,19 +239,19 @@ class Commands:
         """`python -m project.lr_find --model NAME [fit args]`: an LR range test with Lightning's Tuner."""
         from runkit.tools import lr_find
 
-        return lr_find.main(self.compose, args)
+        return lr_find.main(self.compose, args, package=self.registry.package)
 
     def export(self, args: Sequence[str] | None = None) -> None:
         """`python -m project.export CHECKPOINT [OUT] [--format safetensors|onnx]`: a trained model out."""
         from runkit.tools import export
 
-        export.main(None if args is None else list(args))
+        export.main(None if args is None else list(args), package=self.registry.package)
 
     def runs(self, args: Sequence[str] | None = None) -> int:
         """`python -m project.runs [FOLDER ...] [--csv FILE]`: one row per run under the folders (default logs/)."""
         from runkit.tools import runs
 
-        return runs.main(args)
+        return runs.main(args, package=self.registry.package)
 
     def sweep(self, args: Sequence[str] | None = None) -> int:
         """`python -m project.sweep --model NAME [--sweep FILE] [options] [fit args]`: an Optuna study."""
@@ -269,13 +269,13 @@ class Commands:
         """`python -m project.serve CHECKPOINT`: a trained model behind an HTTP endpoint, on LitServe."""
         from runkit.serving import command
 
-        return command.main(None if args is None else list(args))
+        return command.main(None if args is None else list(args), package=self.registry.package)
 
     def expand(self, args: Sequence[str]) -> list[str]:
         """The command line with `--model NAME` replaced by the family's config files."""
         return expand_model_flag(args, self.registry)
 
-    def _make_cli(self, args: list[str], run: bool, instantiate: bool = True) -> ProjectCLI:
+    def _make_cli(self, args: list[str], run: bool, instantiate: bool = True) -> RunCLI:
         args = self.expand(args)
         log_to_console()
         quiet_lightning_console()
@@ -283,7 +283,7 @@ class Commands:
         warnings.filterwarnings("ignore", message="LightningCLI's args parameter is intended")
         # A stacked CSV logger writes into the run folder the first logger made; it deletes nothing there.
         warnings.filterwarnings("ignore", message="Experiment logs directory .* exists and is not empty")
-        return ProjectCLI(
+        return RunCLI(
             LightningModule,
             LightningDataModule,
             subclass_mode_model=True,

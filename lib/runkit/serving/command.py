@@ -38,9 +38,9 @@ def stop_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, stop)
 
 
-def main(args: list[str] | None = None) -> int:
+def main(args: list[str] | None = None, *, package: str) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m project.serve",
+        prog=f"python -m {package}.serve",
         description=__doc__.splitlines()[0],
         epilog="Arguments after the known ones go to the run's config, e.g. --data.root moved/data.",
     )
@@ -73,7 +73,7 @@ def main(args: list[str] | None = None) -> int:
     if known.onnx is not None:
         onnx = Path(known.onnx) if known.onnx else checkpoint.with_suffix(".onnx")
         if not onnx.is_file():
-            export = f"python -m project.export {checkpoint} --format onnx"
+            export = f"python -m {package}.export {checkpoint} --format onnx"
             raise ConfigError(f"{onnx}: no such file; export the checkpoint first: {export}")
         require_extra("onnxruntime", extra="onnx")
     if known.workers < 1 or known.max_batch_size < 1 or known.batch_timeout < 0:

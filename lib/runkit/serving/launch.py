@@ -1,6 +1,7 @@
-"""A server in a process of its own, for scripts, notebooks and tests: `python -m project.serve` on a free localhost
+"""A server in a process of its own, for scripts, notebooks and tests: `python -m PACKAGE.serve` on a free localhost
 port, until its health endpoint answers; stopped with its workers when the block ends."""
 
+import importlib.util
 import os
 import signal
 import socket
@@ -11,8 +12,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def free_port() -> int:
     with socket.socket() as probe:
@@ -21,19 +20,21 @@ def free_port() -> int:
 
 
 @contextmanager
-def served(checkpoint: str | Path, *args: str, log: str | Path | None = None, wait: float = 180) -> Iterator[str]:
-    """`python -m project.serve CHECKPOINT ARGS` on a free localhost port, once `GET /health` says ok: its URL. Its
+def served(
+    checkpoint: str | Path, *args: str, package: str = "project", log: str | Path | None = None, wait: float = 180
+) -> Iterator[str]:
+    """`python -m PACKAGE.serve CHECKPOINT ARGS` on a free localhost port, once `GET /health` says ok: its URL. Its
     output goes to `log` (default: serve-PORT.log here). The whole process group (LitServe's workers) is stopped
-    when the block ends."""
+    when the block ends. The server imports PACKAGE from where this process does."""
     import httpx
 
     port = free_port()
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+        "PYTHONPATH": os.pathsep.join([_home(package), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
     }
     env.pop("WANDB_SERVICE", None)  # a W&B service of the caller's is no business of the server's
-    command = [sys.executable, "-m", "project.serve", str(checkpoint), f"--port={port}", *args]
+    command = [sys.executable, "-m", f"{package}.serve", str(checkpoint), f"--port={port}", *args]
     log = Path(log or f"serve-{port}.log")
     with log.open("w") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
@@ -59,3 +60,11 @@ def served(checkpoint: str | Path, *args: str, log: str | Path | None = None, wa
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+
+
+def _home(package: str) -> str:
+    """The folder `package` is imported from here (a checkout's root, or site-packages)."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError(f"no package {package!r} to serve from: is the project installed, or on PYTHONPATH?")
+    return str(Path(spec.origin).resolve().parents[1])

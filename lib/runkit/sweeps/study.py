@@ -26,6 +26,7 @@ HEARTBEAT_S = 10.0  # how often a worker stamps its running trial
 
 @dataclass
 class SweepSettings:
+    package: str  # whose `cli.commands` fits each run (runkit/sweeps/fit_process.py)
     model: str
     spec: SweepSpec
     checked: Checked
@@ -37,7 +38,6 @@ class SweepSettings:
     repeats: int = 1  # runs per trial: seeds
     folds: int = 0  # or cross-validation folds
     grace_s: float = 60.0  # a running trial whose worker has not stamped it for this long is taken over
-    package: str = "project"  # whose `cli.commands` fits each run (runkit/sweeps/fit_process.py)
 
     @property
     def single(self) -> bool:

@@ -42,11 +42,11 @@ def load_weights(model: nn.Module, path: str | Path) -> nn.Module:
     return model
 
 
-def main(args: list[str] | None = None) -> None:
+def main(args: list[str] | None = None, *, package: str) -> None:
     from runkit.tools.onnx_export import ATOL, RTOL
 
     parser = argparse.ArgumentParser(
-        prog="python -m project.export",
+        prog=f"python -m {package}.export",
         description=__doc__.splitlines()[0],
         epilog="Arguments after the known ones go to the run's config (onnx), e.g. --data.root moved/data.",
     )

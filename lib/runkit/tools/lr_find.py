@@ -121,8 +121,9 @@ RULE_WORDS = {
 DEFAULT_RULE = "fall"
 
 
-def main(compose: Callable[[Sequence[str]], Any], args: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m project.lr_find", add_help=False)
+def main(compose: Callable[[Sequence[str]], Any], args: Sequence[str] | None = None, *, package: str) -> int:
+    """`python -m PACKAGE.lr_find`, which `compose`s PACKAGE's runs."""
+    parser = argparse.ArgumentParser(prog=f"python -m {package}.lr_find", add_help=False)
     parser.add_argument("--min_lr", type=float, default=1e-6)
     parser.add_argument("--max_lr", type=float, default=1.0)
     parser.add_argument("--num_training", type=int, default=100, help="steps of the range test")
@@ -151,7 +152,7 @@ def main(compose: Callable[[Sequence[str]], Any], args: Sequence[str] | None = N
     if ours.rule == "fall" and lr == test.configured:
         low, high, _ = longest_fall(test.lrs, test.losses) or (lr, lr, lr)
         why = f"the config's: on the longest fall of the loss, {low:.2g} to {high:.2g}"
-    command = shlex.join(["python", "-m", "project.fit", *_without(fit_args, LR_FLAG), LR_FLAG, f"{lr:.3g}"])
+    command = shlex.join(["python", "-m", f"{package}.fit", *_without(fit_args, LR_FLAG), LR_FLAG, f"{lr:.3g}"])
     print(f"  suggested LR:    {lr:.3g} ({why})\n  train with it:   {command}")
     return 0
 

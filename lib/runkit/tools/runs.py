@@ -95,8 +95,8 @@ def run_rows(folders: Sequence[Path], root: Path) -> tuple[list[str], list[list[
     return header, rows
 
 
-def main(args: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m project.runs", description=__doc__.splitlines()[0])
+def main(args: Sequence[str] | None = None, *, package: str) -> int:
+    parser = argparse.ArgumentParser(prog=f"python -m {package}.runs", description=__doc__.splitlines()[0])
     parser.add_argument("folders", nargs="*", default=["logs"], help="where the runs are (default: logs)")
     parser.add_argument("--csv", help="also write the table to this CSV file")
     ours = parser.parse_args(sys.argv[1:] if args is None else args)
@@ -105,7 +105,7 @@ def main(args: Sequence[str] | None = None) -> int:
         raise ConfigError(f"no folder {missing[0]} (runs land in logs/NAME/version_N/)")
     folders = find_runs(roots)
     if not folders:
-        print(f"No runs under {', '.join(map(str, roots))} (a run folder holds the config.yaml project.fit writes).")
+        print(f"No runs under {', '.join(map(str, roots))} (a run folder holds the config.yaml {package}.fit writes).")
         return 0
     header, rows = run_rows(folders, roots[0] if len(roots) == 1 else Path.cwd())
     print(markdown(header, rows))

@@ -1,4 +1,4 @@
-"""BatchNorm's statistics recomputed at the current weights (lib/runkit/batchnorm.py)."""
+"""BatchNorm's statistics recomputed at the current weights (runkit/batchnorm.py)."""
 
 import torch
 from runkit.batchnorm import recompute_statistics, trained_batchnorms

@@ -1,4 +1,4 @@
-"""lib/runkit/compat.py is the one door into Lightning's internals: each private name it uses still exists and
+"""runkit/compat.py is the one door into Lightning's internals: each private name it uses still exists and
 behaves as the workaround assumes, and no other module of the package reaches a private Lightning name."""
 
 import ast
@@ -8,15 +8,14 @@ from pathlib import Path
 import lightning.pytorch as L
 import pytest
 import torch
+from conftest import TINY, TOY
 from lightning.fabric.loggers.csv_logs import _ExperimentWriter
 from lightning.pytorch.callbacks import ModelCheckpoint
 from lightning.pytorch.cli import LightningCLI
 from lightning.pytorch.loggers import CSVLogger
 from lightning.pytorch.loops import _FitLoop
 from runkit import compat
-from runkit.cli.lightning_cli import ProjectCLI
-
-from tests.conftest import FAMILIES, SMALL, TINY
+from runkit.cli.lightning_cli import RunCLI
 
 PACKAGE = Path(compat.__file__).resolve().parent
 
@@ -33,22 +32,25 @@ def test_every_private_name_the_compat_module_uses_still_exists(dotted, tmp_path
     elif isinstance(found, type) and not hasattr(found, name):
         trainer = L.Trainer(logger=False, enable_checkpointing=False)
         found = trainer.fit_loop
-    assert hasattr(found, name), f"Lightning {L.__version__} has no {dotted}: see lib/runkit/compat.py"
+    assert hasattr(found, name), f"Lightning {L.__version__} has no {dotted}: see runkit/compat.py"
 
 
 def test_lightning_cli_still_reads_the_checkpoint_through_the_overridden_method():
     import inspect
 
     assert "self._parse_ckpt_path()" in inspect.getsource(LightningCLI.__init__), (
-        "LightningCLI no longer calls _parse_ckpt_path: before_ckpt_path_read would never run (lib/runkit/compat.py)"
+        "LightningCLI no longer calls _parse_ckpt_path: before_ckpt_path_read would never run (runkit/compat.py)"
     )
-    assert ProjectCLI._parse_ckpt_path is compat.CheckpointCheckingCLI._parse_ckpt_path
+    assert RunCLI._parse_ckpt_path is compat.CheckpointCheckingCLI._parse_ckpt_path
 
 
 def test_instantiated_by_cli_is_true_only_under_the_cli():
-    from project.cli import build
+    from toyproject.cli import build
 
-    cli = build(FAMILIES[0], *TINY, *SMALL[FAMILIES[0]])
+    cli = build(
+        TOY,
+        *TINY,
+    )
     assert "net" in cli.model.hparams and isinstance(cli.model.hparams["net"], dict)  # the config, not objects
     assert not compat.instantiated_by_cli()
 
@@ -149,7 +151,7 @@ def test_no_module_but_compat_touches_a_private_lightning_name():
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
                 defined.add(node.attr)
     offenders = {str(p.relative_to(PACKAGE)): hits for p in sources if (hits := private_lightning_accesses(p, defined))}
-    assert offenders == {}, f"private Lightning names outside lib/runkit/compat.py: {offenders}"
+    assert offenders == {}, f"private Lightning names outside runkit/compat.py: {offenders}"
 
 
 # Each workaround below: Lightning's behaviour is checked first, so an upgrade that changes it fails with the

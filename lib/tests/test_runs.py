@@ -1,21 +1,18 @@
-"""`project.runs`: a table of the run folders alone, each run's status as its status.json and process say."""
+"""`python -m PACKAGE.runs`: a table of the run folders alone, each run's status as its status.json and process say."""
 
 import csv
 import json
 import subprocess
 
 import pytest
+from conftest import TINY, TOY
 from runkit.callbacks.run_status import read_status
-from runkit.tools.runs import main as runs
-
-from project.cli import build
-from tests.conftest import FAMILIES, SMALL, TINY
-
-MODEL = FAMILIES[0]
+from toyproject.cli import build
+from toyproject.runs import main as runs
 
 
 def fit(*args: str):
-    cli = build(MODEL, *TINY, *SMALL[MODEL], "--trainer.max_epochs=2", *args)
+    cli = build(TOY, *TINY, "--trainer.max_epochs=2", *args)
     cli.trainer.fit(cli.model, cli.datamodule)
     return cli
 
@@ -26,14 +23,14 @@ def test_the_table_lists_each_run_with_its_status_what_differs_and_its_metrics(t
     (tested,) = first.trainer.test(first.model, datamodule=first.datamodule, ckpt_path="best", verbose=False)
     dead = subprocess.Popen(["true"])
     dead.wait()
-    killed = tmp_path / "logs" / MODEL / "version_1" / "status.json"  # as if SIGKILLed: running, its process gone
+    killed = tmp_path / "logs" / TOY / "version_1" / "status.json"  # as if SIGKILLed: running, its process gone
     killed.write_text(json.dumps({**read_status(killed.parent), "status": "running", "pid": dead.pid}))
     capsys.readouterr()
     assert runs(["logs", "--csv", "runs.csv"]) == 0
     printed = capsys.readouterr().out
     with open(tmp_path / "runs.csv") as f:
         rows = list(csv.DictReader(f))
-    assert [r["run"] for r in rows] == [f"{MODEL}/version_0", f"{MODEL}/version_1"], printed
+    assert [r["run"] for r in rows] == [f"{TOY}/version_0", f"{TOY}/version_1"], printed
     assert rows[0]["status"] in ("finished", "early-stopped") and rows[1]["status"] == "killed"
     assert [r["lr"] for r in rows] == ["0.01", "0.001"]  # the one setting that differs, and only it
     assert set(rows[0]) == {
@@ -57,9 +54,9 @@ def test_the_table_lists_each_run_with_its_status_what_differs_and_its_metrics(t
 
 
 def test_a_failed_run_says_failed_with_its_error(tmp_path, capsys):
-    cli = build(MODEL, *TINY, *SMALL[MODEL], "--trainer.max_epochs=1", "--model.optimizer.init_args.lr=-1")
+    cli = build(TOY, *TINY, "--trainer.max_epochs=1", "--model.optimizer.init_args.lr=-1")
     with pytest.raises(ValueError, match="Invalid learning rate"):
         cli.trainer.fit(cli.model, cli.datamodule)
-    status = read_status(tmp_path / "logs" / MODEL / "version_0")
+    status = read_status(tmp_path / "logs" / TOY / "version_0")
     assert status["status"] == "failed" and "Invalid learning rate: -1" in status["error"]
     assert runs(["logs"]) == 0 and "| failed " in capsys.readouterr().out

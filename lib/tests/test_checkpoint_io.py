@@ -7,13 +7,11 @@ from pathlib import Path
 
 import pytest
 import torch
+from conftest import TINY, TOY
 from runkit.checkpoints.io import AtomicCheckpointIO, CheckpointError, check_complete, read_checkpoint
+from toyproject.cli import main
 
-from project.cli import main
-from tests.conftest import FAMILIES, SMALL, TINY
-
-FAMILY = FAMILIES[-1]
-RUN = Path("logs") / FAMILY / "version_0" / "checkpoints"
+RUN = Path("logs") / TOY / "version_0" / "checkpoints"
 
 
 def cut_short(path: Path) -> None:
@@ -50,7 +48,7 @@ def test_a_cut_short_file_is_named_not_unpickled(tmp_path):
 
 @pytest.mark.slow
 def test_resuming_from_a_cut_short_last_uses_the_newest_complete_checkpoint(tmp_path, caplog):
-    args = ["--model", FAMILY, *TINY, *SMALL[FAMILY]]
+    args = ["--model", TOY, *TINY]
     main([*args, "--trainer.max_epochs=1"], subcommand="fit")
     good = next(p for p in RUN.iterdir() if p.name != "last.ckpt")  # the epoch checkpoint
     cut_short(RUN / "last.ckpt")

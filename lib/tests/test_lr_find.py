@@ -9,9 +9,8 @@ import pytest
 import torch
 from lightning.pytorch.tuner import Tuner
 from runkit import compat
+from test_diagnostics import MLP, Tiny
 from torch.utils.data import DataLoader, TensorDataset
-
-from tests.test_diagnostics import MLP, Tiny
 
 
 def test_steepest_fall_is_read_per_decade():
@@ -69,10 +68,10 @@ def test_the_default_rule_keeps_a_config_lr_on_the_fall_and_moves_one_off_it():
 
 
 def test_the_command_exits_0_and_prints_the_suggestion(capsys, build_small):
-    from project.lr_find import main
-    from tests.conftest import FAMILIES, SMALL, TINY
+    from conftest import TINY, TOY
+    from toyproject.lr_find import main
 
-    assert main(["--model", FAMILIES[0], *TINY, *SMALL[FAMILIES[0]], "--num_training=30"]) == 0
+    assert main(["--model", TOY, *TINY, "--num_training=30"]) == 0
     said = capsys.readouterr().out
     assert re.search(r"LR range test: (29|30) steps", said) and re.search(r"suggested LR: +\d", said), said
     # 29 where the loss ran away before the last step (the range test stops there)

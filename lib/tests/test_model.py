@@ -1,28 +1,23 @@
-"""The shared training system (lib/runkit/model.py), through the real config of the first family this
-project has: whichever families a generated project keeps, these tests run."""
+"""The shared training system (runkit/model.py), through the toy family's config."""
 
 import os
 
 import lightning.pytorch as L
 import pytest
 import torch
+from conftest import TINY, TOY
 from runkit.model import TaskModule
-
-from tests.conftest import FAMILIES, SMALL, TINY
-
-FAMILY = FAMILIES[0]
 
 
 @pytest.fixture(scope="module")
 def fitted(tmp_path_factory):
-    """One short fit of the family's config (2 epochs), shared by the tests of this module."""
-    from project.cli import build
+    """One short fit of the toy's config (2 epochs), shared by the tests of this module."""
+    from toyproject.cli import build
 
     root = tmp_path_factory.mktemp("fit")
     cli = build(
-        FAMILY,
+        TOY,
         *TINY,
-        *SMALL[FAMILY],
         f"--trainer.logger.init_args.save_dir={root / 'logs'}",
         "--trainer.max_epochs=2",
         "--trainer.log_every_n_steps=4",  # train/loss is logged on the steps the logger writes
@@ -191,7 +186,6 @@ def test_optimizer_is_configuration(build_small):
         "--model.optimizer=torch.optim.SGD",
         "--model.optimizer.lr=0.05",
         "--model.optimizer.momentum=0.9",
-        "--model.scheduler.warmup_steps=0",
         "--trainer.max_steps=1",
     )
     cli.trainer.fit(cli.model, cli.datamodule)

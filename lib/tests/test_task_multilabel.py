@@ -7,8 +7,7 @@ import pytest
 import torch
 from runkit import TrainingProblem
 from runkit.tasks import Multilabel
-
-from tests.test_tasks import bound
+from test_tasks import bound
 
 
 def test_multilabel_weighs_rare_labels_and_expects_ln2_at_the_start():

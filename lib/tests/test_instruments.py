@@ -1,18 +1,16 @@
-"""What a run leaves for the practitioner: train.log, TensorBoard extras, the LR range test, the profiler table."""
+"""What a run leaves for the practitioner: train.log, TensorBoard extras, the LR range test. (The profiler's table:
+the template's tests/test_presets.py, with the preset that turns it on.)"""
 
 import re
 from pathlib import Path
 
 import pytest
 import torch
+from conftest import TINY, TOY
 from PIL import Image
 from runkit.callbacks.histograms import add_histogram
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 from torch.utils.tensorboard import SummaryWriter
-
-from project import lr_find
-from project.registry import CONFIG_DIR
-from tests.conftest import FAMILIES, SMALL, TINY
 
 
 def test_a_run_leaves_its_log_histograms_confusion_matrix_and_hparams(build_small):
@@ -53,27 +51,16 @@ def test_histograms_count_every_finite_value_into_equal_buckets(tmp_path):
 
 
 def test_lr_find_saves_the_plot_and_prints_the_command(capsys):
-    lr_find.main(["--model", FAMILIES[0], *TINY, *SMALL[FAMILIES[0]], "--num_training=40"])
+    from toyproject.lr_find import main
+
+    main(["--model", TOY, *TINY, "--num_training=40"])
     out = capsys.readouterr().out
     png = Path(re.search(r"loss vs LR plot: (\S+)", out).group(1))
     with Image.open(png) as image:
         assert image.format == "PNG" and image.size[0] > 300
     assert "suggested LR" in out or "no suggestion" in out
     if "suggested LR" in out:
-        assert f"python -m project.fit --model {FAMILIES[0]}" in out and "--model.optimizer.init_args.lr" in out
-
-
-def test_torch_profile_preset_writes_a_trace_and_prints_operators_by_self_time(build_small, capfd, caplog):
-    # The preset profiles steps 5 to 14: small batches give every family's small task that many.
-    cli = build_small(f"--config={CONFIG_DIR / 'presets' / 'torch_profile.yaml'}", "--data.batch_size=16")
-    cli.trainer.fit(cli.model, datamodule=cli.datamodule)
-    assert list(Path(cli.trainer.log_dir).glob("*.pt.trace.json"))
-    out = "".join(capfd.readouterr()) + caplog.text  # Lightning logs the table
-    # Rows: name (right-aligned), Self CPU %, Self CPU, ...: the Self CPU column must be in falling order.
-    rows = re.findall(r"^\s*\S.*?\s{2,}[\d.]+%\s+([\d.]+)(ms|us|s)\s", out, re.M)
-    self_cpu = [float(value) * {"ms": 1e3, "us": 1.0, "s": 1e6}[unit] for value, unit in rows][:5]
-    assert len(self_cpu) == 5 and self_cpu == sorted(self_cpu, reverse=True)
-    assert "Self CPU time total" in out
+        assert f"python -m toyproject.fit --model {TOY}" in out and "--model.optimizer.init_args.lr" in out
 
 
 def test_console_messages_follow_the_current_stderr(capsys):

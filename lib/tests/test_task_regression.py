@@ -6,10 +6,9 @@ import torch
 from runkit import TrainingProblem
 from runkit.callbacks.diagnostics import Diagnostics
 from runkit.tasks import Regression
+from test_diagnostics import FEATURES, Tiny, data, fit
+from test_tasks import bound
 from torch import nn
-
-from tests.test_diagnostics import FEATURES, Tiny, data, fit
-from tests.test_tasks import bound
 
 
 def test_regression_refuses_the_mse_broadcasting_trap_with_both_shapes():

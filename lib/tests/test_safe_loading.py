@@ -7,11 +7,10 @@ from pathlib import Path
 import lightning.pytorch as L
 import pytest
 import torch
+from conftest import TINY, TOY
 from runkit.checkpoints.io import AtomicCheckpointIO, CheckpointError, read_checkpoint
 from runkit.tools.export import export, load_weights
-
-from project.cli import build, main
-from tests.conftest import FAMILIES, SMALL, TINY
+from toyproject.cli import build, main
 
 
 class Payload:
@@ -36,7 +35,7 @@ def test_a_crafted_checkpoint_is_refused_and_runs_nothing(crafted):
     with pytest.raises(CheckpointError, match=r"refused to load .*crafted\.ckpt.*could run code"):
         read_checkpoint(path)
     with pytest.raises(CheckpointError, match="refused to load"):
-        main(["predict", "--model", FAMILIES[0], "--ckpt_path", str(path)])
+        main(["predict", "--model", TOY, "--ckpt_path", str(path)])
     with pytest.raises(pickle.UnpicklingError):  # Lightning's own loader too, in torch's safe mode by default
         L.LightningModule.load_from_checkpoint(path)
     assert not marker.exists()
@@ -50,16 +49,16 @@ def test_the_payload_would_run_if_loaded_unsafely(crafted):
 
 
 def test_exported_weights_load_without_pickle_into_a_fresh_model(tmp_path):
-    family = FAMILIES[0]
-    args = [*TINY, *SMALL[family], "--trainer.max_steps=2", "--trainer.limit_val_batches=0"]
-    cli = build(family, *args)
+
+    args = [*TINY, "--trainer.max_steps=2", "--trainer.limit_val_batches=0"]
+    cli = build(TOY, *args)
     cli.trainer.fit(cli.model, cli.datamodule)
     ckpt = tmp_path / "model.ckpt"
     cli.trainer.save_checkpoint(ckpt)
     out = export(ckpt)
     assert out == tmp_path / "model.safetensors" and b"hyper_parameters" in out.read_bytes()[:4096]
 
-    fresh = build(family, *args).model.eval()
+    fresh = build(TOY, *args).model.eval()
     inputs, _, _ = cli.model.unpack(next(iter(cli.datamodule.val_dataloader())))
     trained = cli.model.eval()(*inputs)
     assert not torch.equal(fresh(*inputs), trained)
@@ -75,3 +74,13 @@ def test_the_refusal_never_advises_unsafe_loading_and_the_io_refuses_weights_onl
     with pytest.raises(CheckpointError, match="weights_only=False"):
         AtomicCheckpointIO().load_checkpoint(path, weights_only=False)
     assert not marker.exists()
+
+
+def test_a_crafted_checkpoint_is_refused_before_the_server_starts_and_runs_nothing(tmp_path):
+    from toyproject.serve import main as serve
+
+    crafted = tmp_path / "crafted.ckpt"
+    torch.save({"state_dict": {}, "payload": Payload(tmp_path / "code-ran")}, crafted)
+    with pytest.raises(CheckpointError, match=r"refused to load .*crafted\.ckpt.*could run code"):
+        serve([str(crafted)])
+    assert not (tmp_path / "code-ran").exists()

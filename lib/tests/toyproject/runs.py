@@ -1,0 +1,11 @@
+"""`python -m toyproject.runs`: runkit's command on the toy project."""
+
+from runkit import reported
+
+from toyproject.cli import commands
+
+main = commands.runs
+
+if __name__ == "__main__":
+    with reported():
+        raise SystemExit(main())

@@ -1,0 +1,11 @@
+"""`python -m toyproject.serve`: runkit's command on the toy project."""
+
+from runkit import reported
+
+from toyproject.cli import commands
+
+main = commands.serve
+
+if __name__ == "__main__":
+    with reported():
+        raise SystemExit(main())
