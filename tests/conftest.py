@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 import torch
+from runkit.testing import Server
 
 from project.registry import MODELS, REGISTRY
 from tests.postgres import postgres_server  # noqa: F401 (a fixture: a PostgreSQL server of the test's own)
-from tests.preloaded import Server
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,7 +39,11 @@ TINY = (
 SMALL = {name: list(entry.test_args) for name, entry in MODELS.items()}
 
 
-PRELOADED = Server()  # this test process's server of preloaded `python -m` children (tests/preloaded.py)
+# This test process's server of preloaded `python -m` children (runkit/testing/preloaded.py): it imports what every
+# command imports before it reads its arguments (project.cli) and the libraries the runs load, once; the commands of
+# this repository's packages are forked from it.
+PRELOAD = ("lightning.pytorch", "project.cli", "torch_geometric", "torch.utils.tensorboard", "torchmetrics")
+PRELOADED = Server(ROOT, PRELOAD, forkable=("project", "benchmarks", "tests"))
 
 # The longest modules, longest first (`--durations` of a full run). `make test` runs `--dist loadscope`: each module
 # whole on one worker, handed out in collection order (`--no-loadscope-reorder`; xdist's own order is by test
@@ -88,7 +92,7 @@ def python(
     """`python ARGS` in a subprocess, as a user types it (`env` adds to this process's environment).
 
     `python -m` of this repository's code is forked from a process that has done the imports already
-    (tests/preloaded.py); anything else starts from scratch.
+    (runkit/testing/preloaded.py); anything else starts from scratch.
     """
     env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}  # this project's package, from any folder
     # A W&B run made in this test process (a logger built in-process) leaves the address of its service here; a run

@@ -5,15 +5,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-import torch
 import yaml
 from runkit.checkpoints.io import read_checkpoint
+from runkit.testing import differing, signal_at  # noqa: F401 (the tests' names for them)
 
 from tests.conftest import SMALL, TINY, python
 
 ROOT = Path(__file__).resolve().parents[1]
 PRESETS = ROOT / "configs" / "presets"
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}  # so `tests.signal_at` imports in every process
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}  # this project's package, in every process
 ENV.pop("WANDB_SERVICE", None)  # a W&B service of this test process is not the child's (tests/conftest.py: python)
 
 
@@ -41,19 +41,5 @@ def step_checkpoints(cwd: Path, every: int) -> Path:
     return path
 
 
-def signal_at(cwd: Path, step: int, signal: str = "SIGKILL", group: bool = False) -> str:
-    """`--config` for a run that sends itself `signal` at the end of training step `step`."""
-    path = cwd / f"{signal}_at_{step}.yaml"
-    callback = {"class_path": "tests.signal_at.SignalAt", "init_args": {"step": step, "signal": signal, "group": group}}
-    path.write_text(yaml.safe_dump({"trainer": {"callbacks+": [callback]}}))
-    return f"--config={path}"
-
-
 def last_checkpoint(cwd: Path, family: str) -> dict:
     return read_checkpoint(cwd / "logs" / family / "version_0" / "checkpoints" / "last.ckpt")
-
-
-def differing(expected: dict[str, torch.Tensor], actual: dict[str, torch.Tensor]) -> list[str]:
-    """Names of the tensors that are not bitwise equal."""
-    assert expected.keys() == actual.keys()
-    return [name for name in expected if not torch.equal(expected[name], actual[name])]

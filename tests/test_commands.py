@@ -9,8 +9,9 @@ with two kinds of change a user would not see:
   (tests/guide_files.py);
 - a training is cut to one epoch of 2 batches and 2 batches of each evaluation (`SHORT`); a sweep or repeat to 2
   trials, seeds or folds (a grid sweep too); the LR range test to 30 steps.
-`python -m` commands are forked from the preloaded process (tests/preloaded.py); `project.serve` and the `curl` after
-it run as real processes on a free port. What a test cannot run is listed in `NOT_RUN`, with what checks it instead.
+`python -m` commands are forked from the preloaded process (lib/runkit/testing/preloaded.py); `project.serve` and
+the `curl` after it run as real processes on a free port. What a test cannot run is listed in `NOT_RUN`, with what
+checks it instead.
 
 Template-only (parts.yaml): the guides are; a generated project's README is checked by tests/test_readme.py.
 """

@@ -14,8 +14,8 @@ pytestmark = pytest.mark.slow
 
 
 def forked(args: list[str], cwd):
-    """The board's fits forked from this worker's preloaded process (tests/preloaded.py): the same command, without
-    importing Lightning again for each of some thirty cases."""
+    """The board's fits forked from this worker's preloaded process (lib/runkit/testing/preloaded.py): the same
+    command, without importing Lightning again for each of some thirty cases."""
     done = python(*args, cwd=cwd)
     return subprocess.CompletedProcess(done.args, done.returncode, done.stdout + done.stderr)
 

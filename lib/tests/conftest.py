@@ -1,9 +1,14 @@
 """The library's tests run on a project of their own (toyproject/: one small family), each in its own folder."""
 
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
+from postgres import postgres_server  # noqa: F401 (a fixture: a PostgreSQL server of the test's own)
+from runkit.testing import Server
 
 # One test process per CPU (pytest -n), each on one thread: threads beyond the cores wait on each other.
 if os.environ.get("PYTEST_XDIST_WORKER"):
@@ -31,3 +36,24 @@ def build_small():
     from toyproject.cli import build
 
     return lambda *overrides: build(TOY, *TINY, *overrides)
+
+
+HERE = Path(__file__).resolve().parent  # on PYTHONPATH: the toy project, and the probe of the preloaded server
+ENV = {**os.environ, "PYTHONPATH": str(HERE)}
+ENV.pop("WANDB_SERVICE", None)  # a W&B service of this test process is not a child's
+PRELOADED = Server(
+    HERE, ("lightning.pytorch", "toyproject.cli", "torchmetrics"), forkable=("toyproject", "process_probe")
+)
+
+
+def python(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess:
+    """`python ARGS` in a subprocess, as a user types it (`env` adds to ENV): the toy's `python -m` commands forked
+    from the preloaded server, anything else from scratch."""
+    env = {**ENV, **(env or {})}
+    if PRELOADED.serves(args, env):
+        return PRELOADED.run(args, cwd=cwd, env=env, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False, env=env
+    )

@@ -1,4 +1,4 @@
-"""A command forked from the preloaded server (tests/preloaded.py) is what the same `python -m` command is as a
+"""A command forked from the preloaded server (runkit/testing/preloaded.py) is what the same `python -m` command is as a
 real process: arguments, folder, environment, output, exit status; and a timeout still kills it."""
 
 import os
@@ -7,14 +7,12 @@ import sys
 import time
 
 import pytest
-
-from tests.conftest import PRELOADED
-from tests.processes import ENV
+from conftest import ENV, PRELOADED
 
 
 def both(*args: str, cwd, env: dict[str, str] | None = None):
     env = {**ENV, **(env or {})}
-    command = ("-m", "tests.process_probe", *args)
+    command = ("-m", "process_probe", *args)
     assert PRELOADED.serves(command, env)
     real = subprocess.run([sys.executable, *command], cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
     forked = PRELOADED.run(command, cwd=cwd, env=env, timeout=60)
@@ -34,19 +32,19 @@ def test_a_forked_command_past_its_timeout_is_killed(tmp_path):
     started = time.monotonic()
     with pytest.raises(subprocess.TimeoutExpired):
         PRELOADED.run(
-            ("-m", "tests.process_probe", "sleep", "60"),
+            ("-m", "process_probe", "sleep", "60"),
             cwd=tmp_path,
             env=ENV,
             timeout=2,
         )
     assert time.monotonic() - started < 20
-    assert PRELOADED.run(("-m", "tests.process_probe"), cwd=tmp_path, env=ENV, timeout=60).returncode == 0
+    assert PRELOADED.run(("-m", "process_probe"), cwd=tmp_path, env=ENV, timeout=60).returncode == 0
 
 
 def test_only_this_repositorys_modules_on_its_path_are_forked():
     env = ENV
-    assert PRELOADED.serves(("-m", "project.fit"), env)
+    assert PRELOADED.serves(("-m", "toyproject.fit"), env)
     assert not PRELOADED.serves(("-m", "pytest"), env) and not PRELOADED.serves(("-c", "pass"), env)
-    assert not PRELOADED.serves(("-m", "project.fit"), {**env, "PYTHONPATH": "/elsewhere"})
+    assert not PRELOADED.serves(("-m", "toyproject.fit"), {**env, "PYTHONPATH": "/elsewhere"})
     threads = os.environ.get("OMP_NUM_THREADS") == "3"
-    assert PRELOADED.serves(("-m", "project.fit"), {**env, "OMP_NUM_THREADS": "3"}) == threads
+    assert PRELOADED.serves(("-m", "toyproject.fit"), {**env, "OMP_NUM_THREADS": "3"}) == threads

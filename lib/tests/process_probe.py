@@ -1,5 +1,5 @@
-"""`python -m tests.process_probe [exit CODE | raise | sleep S]`: prints what a process is told at its start, for
-tests/test_preloaded.py to compare a forked command with a real one."""
+"""`python -m process_probe [exit CODE | raise | sleep S]`: prints what a process is told at its start, for
+test_preloaded.py to compare a forked command with a real one."""
 
 import json
 import os

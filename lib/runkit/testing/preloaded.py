@@ -1,13 +1,13 @@
-"""`python -m project...` for the tests, forked from a process that has done the project's imports once.
+"""`python -m PACKAGE...` for a project's tests, forked from a process that has done the project's imports once.
 
 Every real process pays `import lightning.pytorch` (seconds: docs/design.md, "The test suite") before its first
 line of work, and the suite waits on many of them. A server per test worker imports once, then forks one child
 per command. The child is the command as `python -m` runs it: its own arguments, folder, environment,
 stdout, stderr, exit status and atexit handlers, what the imports printed included; only their time is saved.
 
-Used where a test runs a command to its end and reads what it printed (`tests.conftest.python`,
-`tests.processes.fit`). Tests that signal a process start a real one, as does everything a command starts
-itself (DDP's ranks, a sweep's trials): those are the processes whose start the tests are about.
+Used where a test runs a command to its end and reads what it printed (a project's `tests.conftest.python`).
+Tests that signal a process start a real one, as does everything a command starts itself (DDP's ranks, a sweep's
+trials): those are the processes whose start the tests are about.
 """
 
 import atexit
@@ -23,21 +23,26 @@ import sys
 import tempfile
 import threading
 import traceback
+from collections.abc import Sequence
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-# What every command imports before it reads its arguments (project.cli), and the libraries its runs load.
-PRELOAD = ("lightning.pytorch", "project.cli", "torch_geometric", "torch.utils.tensorboard", "torchmetrics")
-FORKABLE = ("project", "benchmarks", "tests")  # this repository's modules; anything else runs as a real process
 # Read once by the imports (torch sizes its thread pool as it loads): a command that sets them otherwise than the
 # server was started with runs as a real process.
 READ_AT_IMPORT = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "CUDA_VISIBLE_DEVICES", "PYTHONWARNINGS", "PYTHONHASHSEED")
 
 
 class Server:
-    """The client side: one preloaded server per test process, started on first use."""
+    """The client side: one preloaded server per test process, started on first use.
 
-    def __init__(self) -> None:
+    Args:
+        root: the repository: what `PYTHONPATH` holds for a command it forks (the server imports from there).
+        preload: the modules the server imports once: what every command imports before it reads its arguments
+            (the project's `cli`), and the libraries its runs load.
+        forkable: the packages whose `python -m` commands are forked; anything else runs as a real process.
+    """
+
+    def __init__(self, root: Path, preload: Sequence[str], forkable: Sequence[str]) -> None:
+        self.root, self.preload, self.forkable = root, tuple(preload), tuple(forkable)
         self._process: subprocess.Popen | None = None
         self._unread = b""
 
@@ -47,8 +52,8 @@ class Server:
         return (
             len(args) >= 2
             and args[0] == "-m"
-            and args[1].split(".")[0] in FORKABLE
-            and env.get("PYTHONPATH") == str(ROOT)
+            and args[1].split(".")[0] in self.forkable
+            and env.get("PYTHONPATH") == str(self.root)
             and all(env.get(name) == os.environ.get(name) for name in READ_AT_IMPORT)
             and os.name == "posix"
         )
@@ -87,22 +92,22 @@ class Server:
 
     def _started(self) -> subprocess.Popen:
         if self._process is None or self._process.poll() is not None:
-            command = [sys.executable, "-c", "from tests.preloaded import serve; serve()"]
-            base = {**os.environ, "PYTHONPATH": str(ROOT)}  # the worker's, not one test's additions
+            command = [sys.executable, "-m", "runkit.testing.preloaded", *self.preload]
+            base = {**os.environ, "PYTHONPATH": str(self.root)}  # the worker's, not one test's additions
             pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "bufsize": 0}
-            self._process, self._unread = subprocess.Popen(command, cwd=ROOT, env=base, **pipes), b""
+            self._process, self._unread = subprocess.Popen(command, cwd=self.root, env=base, **pipes), b""
             atexit.register(self._process.kill)
         return self._process
 
 
-def serve() -> None:
+def serve(preload: Sequence[str]) -> None:
     """The server: imports, then for each request on stdin forks a child, replies its pid, then its exit code."""
     replies = os.fdopen(os.dup(1), "w", buffering=1)
     _point(1, Path(os.devnull))  # nothing the server itself prints may reach the replies
     with tempfile.TemporaryDirectory() as folder:
         printed = [Path(folder) / "stdout", Path(folder) / "stderr"]
         with _redirected(*printed):
-            for name in PRELOAD:
+            for name in preload:
                 __import__(name)
         preamble = [path.read_text() for path in printed]
     gc.freeze()  # the imports' objects stay shared with every child instead of copied on first touch
@@ -188,3 +193,7 @@ def _exit_code(code: object) -> int:
         return code & 0xFF
     print(code, file=sys.stderr)
     return 1
+
+
+if __name__ == "__main__":  # python -m runkit.testing.preloaded MODULE...: the server, started by Server
+    serve(sys.argv[1:])

@@ -1,4 +1,4 @@
-"""A callback for the resume and signal tests: the process signals itself at a chosen training step.
+"""For the resume and signal tests: a run that signals itself at a chosen training step.
 
 A SIGKILL from inside is the same kill as one from outside (the kernel ends the process at once);
 choosing the step makes the test exact instead of a race with a fast training loop.
@@ -6,8 +6,11 @@ choosing the step makes the test exact instead of a race with a fast training lo
 
 import os
 import signal
+from pathlib import Path
 
 import lightning.pytorch as L
+import torch
+import yaml
 
 
 class SignalAt(L.Callback):
@@ -24,3 +27,17 @@ class SignalAt(L.Callback):
                 os.killpg(os.getpgid(0), signum)
             else:
                 os.kill(os.getpid(), signum)
+
+
+def signal_at(cwd: Path, step: int, signal: str = "SIGKILL", group: bool = False) -> str:
+    """`--config` for a run that sends itself `signal` at the end of training step `step`."""
+    path = cwd / f"{signal}_at_{step}.yaml"
+    callback = {"class_path": "runkit.testing.SignalAt", "init_args": {"step": step, "signal": signal, "group": group}}
+    path.write_text(yaml.safe_dump({"trainer": {"callbacks+": [callback]}}))
+    return f"--config={path}"
+
+
+def differing(expected: dict[str, torch.Tensor], actual: dict[str, torch.Tensor]) -> list[str]:
+    """Names of the tensors that are not bitwise equal."""
+    assert expected.keys() == actual.keys()
+    return [name for name in expected if not torch.equal(expected[name], actual[name])]
