@@ -212,6 +212,8 @@ def main() -> None:
     edit(
         root / "pyproject.toml",
         ('testpaths = ["tests", "lib/tests", "notebooks"]', 'testpaths = ["tests", "notebooks"]'),
+        ('\nsrc = [".", "lib/tests"]  # lib/tests\' helpers are first-party', ""),
+        ('\n"lib/tests/*" = ["RUF043"]', ""),
     )
     if not NOTEBOOKS:
         edit(root / "pyproject.toml", ('testpaths = ["tests", "notebooks"]', 'testpaths = ["tests"]'))

@@ -10,7 +10,6 @@ import torch
 from runkit.testing import Server
 
 from project.registry import MODELS, REGISTRY
-from tests.postgres import postgres_server  # noqa: F401 (a fixture: a PostgreSQL server of the test's own)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -50,14 +49,15 @@ PRELOADED = Server(ROOT, PRELOAD, forkable=("project", "benchmarks", "tests"))
 # count, which put the scaffold's few long tests last, one worker busy for minutes while the other had nothing).
 LONGEST_FIRST = (
     "tests/test_scaffold.py",
-    "tests/sweeps/test_sweep_runs.py",
+    "lib/tests/test_sweeps.py",  # runkit's own tests, run with this project's in the template
     "tests/checkpoints/test_resume.py",
     "tests/test_ddp.py",
     "tests/test_real_data_board.py",
-    "tests/test_signals.py",
+    "lib/tests/test_signals.py",
+    "lib/tests/test_trackers.py",
+    "tests/sweeps/test_sweep_runs.py",
     "tests/test_benchmarks.py",
     "tests/serving/test_answers.py",
-    "tests/trackers/test_trackers.py",
 )
 
 

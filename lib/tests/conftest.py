@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 import torch
-from postgres import postgres_server  # noqa: F401 (a fixture: a PostgreSQL server of the test's own)
 from runkit.testing import Server
+
+from postgres import postgres_server  # noqa: F401 (a fixture: a PostgreSQL server of the test's own)
 
 # One test process per CPU (pytest -n), each on one thread: threads beyond the cores wait on each other.
 if os.environ.get("PYTEST_XDIST_WORKER"):

@@ -4,8 +4,9 @@ import sys
 from pathlib import Path
 
 import yaml
-from conftest import TINY, TOY, python
 from runkit.checkpoints.io import read_checkpoint
+
+from conftest import TINY, TOY, python
 
 DDP = ("--trainer.accelerator=cpu", "--trainer.devices=2", "--trainer.strategy=ddp")  # gloo, 2 processes
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import TINY, TOY
 from runkit.checkpoints.io import AtomicCheckpointIO, CheckpointError, check_complete, read_checkpoint
+
+from conftest import TINY, TOY
 from toyproject.cli import main
 
 RUN = Path("logs") / TOY / "version_0" / "checkpoints"

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import TINY, TOY
 from runkit.cli.model_flag import config_files, expand_model_flag
+
+from conftest import TINY, TOY
 from toyproject.cli import build, main
 from toyproject.registry import MODELS, REGISTRY
 

@@ -8,7 +8,6 @@ from pathlib import Path
 import lightning.pytorch as L
 import pytest
 import torch
-from conftest import TINY, TOY
 from lightning.fabric.loggers.csv_logs import _ExperimentWriter
 from lightning.pytorch.callbacks import ModelCheckpoint
 from lightning.pytorch.cli import LightningCLI
@@ -16,6 +15,8 @@ from lightning.pytorch.loggers import CSVLogger
 from lightning.pytorch.loops import _FitLoop
 from runkit import compat
 from runkit.cli.lightning_cli import RunCLI
+
+from conftest import TINY, TOY
 
 PACKAGE = Path(compat.__file__).resolve().parent
 

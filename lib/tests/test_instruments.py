@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import TINY, TOY
 from PIL import Image
 from runkit.callbacks.histograms import add_histogram
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 from torch.utils.tensorboard import SummaryWriter
+
+from conftest import TINY, TOY
 
 
 def test_a_run_leaves_its_log_histograms_confusion_matrix_and_hparams(build_small):

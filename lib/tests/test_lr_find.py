@@ -9,8 +9,9 @@ import pytest
 import torch
 from lightning.pytorch.tuner import Tuner
 from runkit import compat
-from test_diagnostics import MLP, Tiny
 from torch.utils.data import DataLoader, TensorDataset
+
+from test_diagnostics import MLP, Tiny
 
 
 def test_steepest_fall_is_read_per_decade():

@@ -5,8 +5,9 @@ import os
 import lightning.pytorch as L
 import pytest
 import torch
-from conftest import TINY, TOY
 from runkit.model import TaskModule
+
+from conftest import TINY, TOY
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,9 @@ import json
 import subprocess
 
 import pytest
-from conftest import TINY, TOY
 from runkit.callbacks.run_status import read_status
+
+from conftest import TINY, TOY
 from toyproject.cli import build
 from toyproject.runs import main as runs
 

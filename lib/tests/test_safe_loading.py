@@ -7,9 +7,10 @@ from pathlib import Path
 import lightning.pytorch as L
 import pytest
 import torch
-from conftest import TINY, TOY
 from runkit.checkpoints.io import AtomicCheckpointIO, CheckpointError, read_checkpoint
 from runkit.tools.export import export, load_weights
+
+from conftest import TINY, TOY
 from toyproject.cli import build, main
 
 

@@ -7,11 +7,12 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ENV, TOY
-from processes import DDP, fit, fit_command, last_checkpoint
 from runkit.callbacks.run_status import read_status
 from runkit.checkpoints.io import read_checkpoint
 from runkit.testing import differing, signal_at
+
+from conftest import ENV, TOY
+from processes import DDP, fit, fit_command, last_checkpoint
 
 LONG = "--trainer.max_epochs=1000"  # runs until a signal stops it
 WAIT = 120  # seconds: the longest any run or stop may take before the test fails instead of hanging

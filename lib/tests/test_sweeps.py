@@ -14,10 +14,11 @@ from pathlib import Path
 import optuna
 import pytest
 import yaml
-from conftest import ENV, TINY, TOY, python
-from processes import DDP
 from runkit import ConfigError
 from runkit.sweeps.spec import load_spec
+
+from conftest import ENV, TINY, TOY, python
+from processes import DDP
 from toyproject.sweep import main as sweep
 
 LR = "model.optimizer.init_args.lr"

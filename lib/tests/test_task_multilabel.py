@@ -7,6 +7,7 @@ import pytest
 import torch
 from runkit import TrainingProblem
 from runkit.tasks import Multilabel
+
 from test_tasks import bound
 
 

@@ -6,9 +6,10 @@ import torch
 from runkit import TrainingProblem
 from runkit.callbacks.diagnostics import Diagnostics
 from runkit.tasks import Regression
+from torch import nn
+
 from test_diagnostics import FEATURES, Tiny, data, fit
 from test_tasks import bound
-from torch import nn
 
 
 def test_regression_refuses_the_mse_broadcasting_trap_with_both_shapes():

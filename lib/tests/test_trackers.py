@@ -1,8 +1,7 @@
-"""CSV, MLflow and W&B (configs/loggers/), read back through their own records: a killed and resumed run
+"""CSV, MLflow and W&B (a project's configs/loggers/), read back through their own records: a killed and resumed run
 continues the same tracker runs with each step once; an unreachable tracking URI stops the fit before it starts."""
 
 import csv
-import re
 import subprocess
 import time
 from pathlib import Path
@@ -12,20 +11,20 @@ import wandb
 import yaml
 from mlflow.tracking import MlflowClient
 from runkit import ConfigError, extras, user_error
+from runkit.testing import signal_at
 from runkit.trackers.wandb_run import STEP_KEY, WandbLogger, history
 
-from project.cli import build
-from project.registry import CONFIG_DIR
-from tests.conftest import FAMILIES, ROOT, SMALL, TINY
-from tests.processes import ENV, fit, fit_command, signal_at
+from conftest import ENV, TINY, TOY
+from processes import fit, fit_command
+from toyproject.cli import build
+from toyproject.registry import CONFIG_DIR
 
-MODEL = FAMILIES[0]
 MLFLOW, WANDB = (f"--config={CONFIG_DIR / 'loggers' / name}" for name in ("mlflow.yaml", "wandb_offline.yaml"))
 
 
 def mlflow_runs(cwd: Path) -> tuple[MlflowClient, list]:
     client = MlflowClient(f"sqlite:///{cwd}/logs/mlflow.db")
-    experiment = client.get_experiment_by_name(MODEL)
+    experiment = client.get_experiment_by_name(TOY)
     return client, client.search_runs([experiment.experiment_id])
 
 
@@ -39,7 +38,7 @@ def mlflow_points(client: MlflowClient, run) -> dict[str, list[tuple[int, float]
 
 def wandb_rows(cwd: Path) -> tuple[list[Path], list[dict]]:
     """The run's offline W&B folders, and the rows `run.log` wrote in them, in order."""
-    folders = sorted((cwd / "logs" / MODEL / "version_0" / "wandb").glob("offline-run-*"))
+    folders = sorted((cwd / "logs" / TOY / "version_0" / "wandb").glob("offline-run-*"))
     rows = [row for folder in folders for row in history(run_file(folder))]
     return folders, rows
 
@@ -64,7 +63,7 @@ def steps_by_metric(rows: list[dict]) -> dict[str, list[int]]:
 
 
 def csv_rows(cwd: Path) -> list[dict[str, str]]:
-    with open(cwd / "logs" / MODEL / "version_0" / "metrics.csv", newline="") as f:
+    with open(cwd / "logs" / TOY / "version_0" / "metrics.csv", newline="") as f:
         return list(csv.DictReader(f))
 
 
@@ -90,27 +89,27 @@ def csv_every_step(tmp_path_factory) -> str:
 
 
 ARGS = ["--trainer.max_epochs=3", "--trainer.log_every_n_steps=2", MLFLOW, WANDB, MLFLOW,  # mlflow twice: once
-        "--early_stopping.stopping_threshold=null", "--data.num_train=512"]  # fmt: skip
+        "--early_stopping.stopping_threshold=null", "--data.num_train=256"]  # 8 steps an epoch  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory, csv_every_step) -> Path:
     """An uninterrupted run with the three trackers stacked."""
     cwd = tmp_path_factory.mktemp("reference")
-    fit(MODEL, cwd, *ARGS, csv_every_step)
+    fit(cwd, *ARGS, csv_every_step)
     return cwd
 
 
 def stopped_and_resumed(cwd: Path, signal: str, code: int, step: int, *args: str) -> None:
     """The run stopped by `signal` at the end of `step` (last.ckpt every 4 steps), then `--ckpt_path last`."""
-    stopped = fit_command(MODEL, cwd, *ARGS, *args, signal_at(cwd, step, signal), every=4)
+    stopped = fit_command(cwd, *ARGS, *args, signal_at(cwd, step, signal), every=4)
     assert subprocess.run(stopped, cwd=cwd, env=ENV, capture_output=True, timeout=240).returncode == code
     if signal == "SIGKILL":
         client, cut = mlflow_runs(cwd)
         assert max(step for step, _ in mlflow_points(client, cut[0])["train/loss"]) > 12  # past last.ckpt at 12
         # CSV rows past the checkpoint, which the resumed run logs again
         assert max(int(r["step"]) for r in csv_rows(cwd)) >= 12
-    fit(MODEL, cwd, *ARGS, *args, "--ckpt_path=last")
+    fit(cwd, *ARGS, *args, "--ckpt_path=last")
 
 
 @pytest.mark.slow
@@ -136,7 +135,7 @@ def test_a_killed_and_resumed_run_continues_its_mlflow_run_and_csv_with_each_ste
         k: v for k, v in expected.items() if k not in cut_epoch
     }
     assert runs[0].data.params["optimizer/class_path"] == "torch.optim.AdamW"
-    best = next((tmp_path / "logs" / MODEL / "version_0" / "checkpoints").glob("epoch*.ckpt"))
+    best = next((tmp_path / "logs" / TOY / "version_0" / "checkpoints").glob("epoch*.ckpt"))
     artifacts = [a.path for a in client.list_artifacts(runs[0].info.run_id, best.stem)]
     assert f"{best.stem}/{best.name}" in artifacts  # the best checkpoint, as an artifact
 
@@ -158,7 +157,7 @@ def test_a_run_stopped_by_sigterm_and_resumed_continues_its_wandb_run(tmp_path, 
 
 def test_a_continued_wandb_run_skips_the_steps_its_earlier_folders_hold(tmp_path):
     """The resumed run logs again from its checkpoint; what an earlier folder of the run holds is not repeated."""
-    first = WandbLogger(name=MODEL, version=0, save_dir=str(tmp_path))
+    first = WandbLogger(name=TOY, version=0, save_dir=str(tmp_path))
     for step in (1, 3, 5):
         first.log_metrics({"train/loss": 1.0 / step}, step=step)
     first.experiment.finish()
@@ -166,12 +165,12 @@ def test_a_continued_wandb_run_skips_the_steps_its_earlier_folders_hold(tmp_path
     # W&B names an offline folder by the second it starts and the run id: two starts within one second
     # would share a folder. (A resumed run starts seconds to days after the run it continues.)
     time.sleep(1.1)
-    again = WandbLogger(name=MODEL, version=0, save_dir=str(tmp_path), id=first.resume_value)
+    again = WandbLogger(name=TOY, version=0, save_dir=str(tmp_path), id=first.resume_value)
     for step in (3, 5, 7):  # 3 and 5 again, as after a resume from a checkpoint at step 2
         again.log_metrics({"train/loss": 1.0 / step}, step=step)
     again.experiment.finish()
     wandb.teardown()  # finish() can return before the service has written the last rows (seen on a busy CPU)
-    folder = tmp_path / MODEL / "version_0" / "wandb"
+    folder = tmp_path / TOY / "version_0" / "wandb"
     rows = [row for run in sorted(folder.glob("offline-run-*")) for row in history(next(run.glob("*.wandb")))]
     assert [(r[STEP_KEY], r["train/loss"]) for r in rows if "train/loss" in r] == [(s, 1.0 / s) for s in (1, 3, 5, 7)]
 
@@ -182,10 +181,10 @@ def test_an_unreachable_tracking_uri_fails_before_the_fit_and_names_it(tmp_path)
     server = tmp_path / "mlflow_server.yaml"
     server.write_text(yaml.safe_dump(config))
     with pytest.raises(Exception) as failed:
-        build(MODEL, *TINY, *SMALL[MODEL], f"--config={server}")
+        build(TOY, *TINY, f"--config={server}")
     error = user_error(failed.value)
     assert isinstance(error, ConfigError) and "http://127.0.0.1:9 cannot be reached" in str(error)
-    assert not (tmp_path / "logs" / MODEL).exists()  # no run folder, no checkpoint
+    assert not (tmp_path / "logs" / TOY).exists()  # no run folder, no checkpoint
 
 
 @pytest.mark.parametrize(
@@ -195,14 +194,6 @@ def test_a_missing_tracker_fails_before_the_fit_with_the_pip_command(monkeypatch
     real = extras.importlib.util.find_spec
     monkeypatch.setattr(extras.importlib.util, "find_spec", lambda n: None if n == module else real(n))
     with pytest.raises(Exception) as failed:
-        build(MODEL, *TINY, *SMALL[MODEL], config)
+        build(TOY, *TINY, config)
     error = user_error(failed.value)
     assert isinstance(error, extras.MissingExtra) and f"{module} is not installed: pip install {package}" in str(error)
-
-
-def test_each_extras_pip_command_installs_what_pyproject_lists_for_it():
-    pyproject = (ROOT / "pyproject.toml").read_text()
-    for extra, packages in extras.EXTRAS.items():
-        line = re.search(rf"^{extra} = \[(.*)\]", pyproject, re.M)
-        assert line, f"pyproject.toml lists no '{extra}' extra"
-        assert [re.split(r"[<>=\[]", p.strip(' "'))[0] for p in line.group(1).split(",")] == list(packages), extra
