@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -58,3 +59,14 @@ def python(
     return subprocess.run(
         [sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False, env=env
     )
+
+
+def trained(*args: str) -> tuple[Any, Path]:
+    """A few steps of the toy, saved in its run folder beside the config.yaml that serving and `predict` read."""
+    from toyproject.cli import build
+
+    cli = build(TOY, *TINY, *args, "--trainer.max_steps=3", "--trainer.limit_val_batches=1")
+    cli.trainer.fit(cli.model, cli.datamodule)
+    path = Path(cli.trainer.log_dir) / "checkpoints" / "model.ckpt"
+    cli.trainer.save_checkpoint(path)
+    return cli, path

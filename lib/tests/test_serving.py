@@ -1,4 +1,5 @@
-"""`python -m project.serve` stops on one SIGTERM: within seconds, exit 0, no process of it left, the port free."""
+"""`python -m PACKAGE.serve` on the toy: the server answers what `predict` writes for the same points, requests
+batched together; one SIGTERM stops it within seconds, exit 0, no process of it left, the port free."""
 
 import os
 import signal
@@ -6,13 +7,16 @@ import socket
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
-from runkit.serving.launch import free_port
+import pytest
+from runkit.serving.api import NAME_COLUMNS
+from runkit.serving.launch import free_port, served
 
-from tests.conftest import FAMILIES, ROOT, SMALL
-from tests.serving.server import trained
+from conftest import ENV, TINY, TOY, trained
+from toyproject.cli import main
 
 
 def group(pgid: int) -> set[int]:
@@ -29,10 +33,9 @@ def group(pgid: int) -> set[int]:
 
 
 def start(checkpoint: Path, port: int) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "project.serve", str(checkpoint), f"--port={port}"]
+    command = [sys.executable, "-m", "toyproject.serve", str(checkpoint), f"--port={port}"]
     log = (checkpoint.parent / f"serve-{port}.log").open("w")
-    return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=ENV, start_new_session=True)
 
 
 def healthy(port: int, process: subprocess.Popen, wait: float = 180) -> None:
@@ -49,7 +52,7 @@ def healthy(port: int, process: subprocess.Popen, wait: float = 180) -> None:
 def test_one_sigterm_stops_the_server_and_every_process_it_started(tmp_path):
     """Two servers at once: one sent SIGTERM as `kill PID` and Docker send it, the other as systemd does (to every
     process of the group)."""
-    _, checkpoint = trained(FAMILIES[0], *SMALL[FAMILIES[0]])
+    _, checkpoint = trained()
     servers = {sent_to: (free_port(), None) for sent_to in ("the server", "its group")}
     servers = {sent_to: (port, start(checkpoint, port)) for sent_to, (port, _) in servers.items()}
     try:
@@ -71,3 +74,20 @@ def test_one_sigterm_stops_the_server_and_every_process_it_started(tmp_path):
         for _, server in servers.values():
             for pid in group(server.pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.slow
+def test_the_server_answers_what_predict_writes(tmp_path):
+    cli, checkpoint = trained("--data.num_val=10")
+    done = main(["predict", f"--model={TOY}", f"--ckpt_path={checkpoint}", *TINY, "--data.num_val=10"])
+    header, *lines = (Path(done.trainer.log_dir) / "predictions.tsv").read_text().splitlines()
+    columns = header.split("\t")[1:]  # less the first: the input's index
+    expected = [[c if n in NAME_COLUMNS else float(c) for n, c in zip(columns, line.split("\t")[1:], strict=True)]
+                for line in lines]  # fmt: skip
+    points = cli.datamodule.predict_set.tensors[0].tolist()
+    requests = [{"points": points[i : i + 3]} for i in range(0, len(points), 3)]  # batched together by LitServe
+    server = served(checkpoint, "--max_batch_size=4", "--batch_timeout=0.05", package="toyproject")
+    with server as url, ThreadPoolExecutor(len(requests)) as pool:
+        answers = list(pool.map(lambda body: httpx.post(f"{url}/predict", json=body, timeout=60), requests))
+    got = [[row[c] for c in columns] for answer in answers for row in answer.json()["predictions"]]
+    assert len(got) == len(expected) == 10 and got == expected
