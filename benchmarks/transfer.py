@@ -5,7 +5,7 @@ classes (`--model.init_from`), against the same network trained on those few fro
     .venv/bin/python -m benchmarks.transfer --per_class 10 --extra "--model.net project.nets.resnet.ResNet"
 
 The images are scikit-learn's digit scans pasted small (a quarter of the side) at random places on 96 px, the
-board's `digits_96_quarter` (tests/real_data.py): the source run learns the digits 0-4 from all their training
+board's `digits_96_quarter` (benchmarks/board_data.py): the source run learns the digits 0-4 from all their training
 scans; the target runs see `per_class` training scans of each of 5-9 and are scored on every test scan of 5-9.
 Four ways to train the target, each `python -m project.fit --model cnn` with only its data arguments and:
 scratch (nothing but `--data.batch_size 16`, as every target run), init_from (the source's network, a new head,
@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.board_data import digits_split
 from benchmarks.real_data import fit, tested_metrics
-from tests.real_data import digits_split
 
 SOURCE, TARGET = ("0", "1", "2", "3", "4"), ("5", "6", "7", "8", "9")
 # 100 training images are two batches of 64: an epoch of two steps, and early stopping's 5 epochs would be 10 steps.

@@ -2,18 +2,17 @@
 project's generators. Each set is hard in the way the generated defaults are not.
 
 The real sets (digit scans, statsmodels' series, networkx's graphs) come from inside the packages' wheels:
-nothing is downloaded. They are the cases of the real-data board (benchmarks/real_data.py) and of the
-real-data tests alike, so both measure the same files."""
+nothing is downloaded. The real-data board (benchmarks/real_data.py, benchmarks/board_data.py) reads them too,
+so both measure the same files."""
 
-import csv
-import random
 import re
 from pathlib import Path
 
-import numpy as np
-from PIL import Image
+import numpy as np  # part: cnn
+from PIL import Image  # part: cnn
 
 
+# part: cnn
 def digit_scans(root: Path) -> Path:
     """scikit-learn's handwritten digits (1,797 real 8×8 scans, shipped inside its wheel), as an image
     folder of PNGs, one sub-folder per digit. Told apart by their whole shape, not by local texture."""
@@ -27,37 +26,10 @@ def digit_scans(root: Path) -> Path:
     return root
 
 
+# part: cnn
 def scan_image(scan: np.ndarray) -> Image.Image:
     """One of scikit-learn's digit scans (grey levels 0-16) as an 8-bit greyscale image."""
     return Image.fromarray((scan * 255 / 16).astype(np.uint8))
-
-
-def digits_split(root: Path, canvas: int | None = None, side: int = 8, seed: int = 0, limit: int | None = None) -> Path:
-    """scikit-learn's digit scans as `root/train`, `root/val`, `root/test` image folders (60/20/20, stratified by
-    `seed`), so that the model and any baseline read the same split. With `canvas`, each scan is resized to
-    `side` pixels and pasted at a random place on a black `canvas`-pixel square: a small object to find."""
-    from sklearn.datasets import load_digits
-    from sklearn.model_selection import train_test_split
-
-    digits = load_digits()
-    images, labels = digits.images, digits.target
-    if limit is not None:  # a smaller set, every class kept (the board's --quick)
-        images, labels = images[:limit], labels[:limit]
-    index = np.arange(len(labels))
-    train, rest = train_test_split(index, train_size=0.6, stratify=labels, random_state=seed)
-    val, test = train_test_split(rest, train_size=0.5, stratify=labels[rest], random_state=seed)
-    rng = np.random.default_rng(seed)
-    for split, members in (("train", train), ("val", val), ("test", test)):
-        for i in members:
-            image = scan_image(images[i])
-            if canvas is not None:
-                scan = image.resize((side, side), Image.BILINEAR)
-                image = Image.new("L", (canvas, canvas))
-                image.paste(scan, tuple(int(v) for v in rng.integers(0, canvas - side + 1, size=2)))
-            folder = root / split / str(labels[i])
-            folder.mkdir(parents=True, exist_ok=True)
-            image.save(folder / f"{i:04d}.png")
-    return root
 
 
 def wheel_data(package: str, name: str, install: str, under: str = "data") -> Path:
@@ -68,11 +40,6 @@ def wheel_data(package: str, name: str, install: str, under: str = "data") -> Pa
     if spec is None or not spec.submodule_search_locations:
         raise ModuleNotFoundError(f"{package} is not installed: {install}")
     return Path(spec.submodule_search_locations[0]) / under / name
-
-
-def skimage_data(name: str) -> Path:
-    """A file of scikit-image's `data` folder."""
-    return wheel_data("skimage", name, "pip install -e '.[board]'")
 
 
 # part: molecules
@@ -106,91 +73,14 @@ def aeon_data(name: str, folder: Path) -> tuple[Path, Path]:
     return paths[0], paths[1]
 
 
-def faces_split(root: Path, seed: int = 0) -> Path:
-    """scikit-image's 200 crops from Labeled Faces in the Wild (25×25 grey): 100 faces and 100 patches of the
-    same photos' backgrounds, as `root/train`, `root/val`, `root/test` folders `face` and `background` (60/20/20,
-    stratified by `seed`)."""
-    from sklearn.model_selection import train_test_split
-
-    images = np.load(skimage_data("lfw_subset.npy"))  # the first 100 faces, then 100 backgrounds, in [0, 1]
-    labels = np.array(["face"] * 100 + ["background"] * 100)
-    index = np.arange(len(labels))
-    train, rest = train_test_split(index, train_size=0.6, stratify=labels, random_state=seed)
-    val, test = train_test_split(rest, train_size=0.5, stratify=labels[rest], random_state=seed)
-    for split, members in (("train", train), ("val", val), ("test", test)):
-        for i in members:
-            folder = root / split / labels[i]
-            folder.mkdir(parents=True, exist_ok=True)
-            Image.fromarray((images[i] * 255).round().astype(np.uint8)).save(folder / f"{i:03d}.png")
-    return root
-
-
-TEXTURES = ("brick", "grass", "gravel")
-
-
-def texture_split(root: Path, side: int = 64, crops: tuple[int, int, int] = (120, 40, 40), seed: int = 0) -> Path:
-    """scikit-image's three texture photos (brick, grass, gravel; 512×512 grey) cut into `side`-px crops at random
-    places: `crops` per class for training from the top 60 % of each photo, for validation from the next 20 %,
-    for test from the bottom 20 %. No pixel is in two splits, so a test crop was never seen in training."""
-    rng = np.random.default_rng(seed)
-    bands = {"train": (0.0, 0.6), "val": (0.6, 0.8), "test": (0.8, 1.0)}
-    for name in TEXTURES:
-        photo = np.asarray(Image.open(skimage_data(f"{name}.png")).convert("L"))
-        height, width = photo.shape
-        for (split, (top, bottom)), count in zip(bands.items(), crops, strict=True):
-            first, last = round(top * height), round(bottom * height) - side
-            folder = root / split / name
-            folder.mkdir(parents=True, exist_ok=True)
-            for i in range(count):
-                y, x = int(rng.integers(first, last + 1)), int(rng.integers(0, width - side + 1))
-                Image.fromarray(photo[y : y + side, x : x + side]).save(folder / f"{i:03d}.png")
-    return root
-
-
-def statsmodels_series(name: str, path: Path) -> Path:
-    """One of statsmodels' real series as the CSV a user would write, `time,value`, oldest first:
-
-    - `co2`: weekly CO2 at Mauna Loa, 1958-2001 (2,284 weeks, a trend and a yearly season); its 59 missing
-      weeks are filled here by linear interpolation, between the weeks either side;
-    - `elec_equip`: monthly euro-area orders of electrical equipment, 1995-2016 (257 months, a yearly season);
-    - `elnino`: monthly sea-surface temperature of the El Niño region, 1950-2010 (732 months);
-    - `sunspots`: yearly sunspot numbers, 1700-2008 (309 years, a cycle of about 11);
-    - `macrodata.unemp`, `macrodata.realgdp` (any column of `macrodata`): quarterly US unemployment rate and real
-      GDP, 1959-2009 (203 quarters; seasonally adjusted).
-    """
-    import importlib
-
-    module, _, column = name.partition(".")
-    data = importlib.import_module(f"statsmodels.datasets.{module}").load_pandas().data
-    if module == "macrodata":
-        rows = [
-            (f"{int(year)}-{3 * int(quarter) - 2:02d}-01", value)
-            for year, quarter, value in zip(data["year"], data["quarter"], data[column], strict=True)
-        ]
-    elif name == "elnino":
-        months = data.columns[1:]
-        rows = [
-            (f"{int(year)}-{m + 1:02d}-01", value)
-            for year, values in zip(data["YEAR"], data[months].to_numpy(), strict=True)
-            for m, value in enumerate(values)
-        ]
-    elif name == "sunspots":
-        rows = [(str(int(y)), v) for y, v in zip(data["YEAR"], data["SUNACTIVITY"], strict=True)]
-    else:  # a date index and one column
-        column = data.iloc[:, 0].interpolate()
-        rows = [(str(t.date()), v) for t, v in column.items()]
-    with path.open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["time", "value"])
-        writer.writerows((t, f"{v:.6g}") for t, v in rows)
-    return path
-
-
+# part: lstm, regression
 def fertility_panel(path: Path) -> Path:
     """statsmodels' `fertility`: births per woman in each of 219 countries and regions, yearly 1960-2013, as the
     long CSV a user of many series writes, `country,time,value`, a country's rows oldest first. Each country's
     years run from its first known value to its last; an unknown year between is an empty cell (fill it with
     `--data.missing interpolate`); a country with no value at all is left out."""
+    import csv
+
     from statsmodels.datasets import fertility
 
     data = fertility.load_pandas().data
@@ -222,22 +112,7 @@ def write_named(folder: Path, args: list[str]) -> None:
             NAMED[name](folder / name)
 
 
-def networkx_edges(name: str, path: Path) -> Path:
-    """One of networkx's real graphs (shipped inside its wheel) as the edge-list CSV a user would write,
-    `src,dst[,weight]`: for example `les_miserables` (77 characters, 254 co-appearances weighted by count) or
-    `davis_southern_women` (18 women and the 14 social events each attended: 89 links of a two-mode graph)."""
-    import networkx  # torch's own dependency
-
-    graph = getattr(networkx, f"{name}_graph")()
-    weighted = all("weight" in data for _, _, data in graph.edges(data=True))
-    with path.open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["src", "dst", *(["weight"] if weighted else [])])
-        for a, b, data in graph.edges(data=True):
-            writer.writerow([a, b, *([data["weight"]] if weighted else [])])
-    return path
-
-
+# part: lstm
 FILLER = (  # noqa: SIM905 (words read better as a sentence)
     "the a this that film movie story plot actor actress scene scenes director music score camera ending "
     "start middle character characters dialogue script it was is were be had has of in on at for with "
@@ -247,14 +122,20 @@ FILLER = (  # noqa: SIM905 (words read better as a sentence)
     "but so then also just really quite rather very much more less long short old new first last second "
     "time times year years version cut sequel original book novel series episode season studio budget"
 ).split()
+# part: lstm
 POSITIVE = "wonderful superb brilliant delightful excellent moving charming gripping masterful stunning".split()  # noqa: SIM905
+# part: lstm
 NEGATIVE = "awful dreadful boring tedious terrible clumsy dull painful lifeless disappointing".split()  # noqa: SIM905
 
 
+# part: lstm
 def short_reviews(path: Path, count: int = 600, seed: int = 0) -> Path:
     """A CSV of `review,sentiment`: 3 to 60 neutral words with one sentiment word anywhere among them.
 
     Neither end of the text tells: the signal can sit at any position, unlike the generated task."""
+    import csv
+    import random
+
     rng = random.Random(seed)
     with path.open("w", newline="") as f:
         writer = csv.writer(f)
@@ -267,11 +148,14 @@ def short_reviews(path: Path, count: int = 600, seed: int = 0) -> Path:
     return path
 
 
+# part: gcn
 def cycle_graphs(data_dir: Path, name: str = "CYCLES", count: int = 600, seed: int = 0) -> Path:
     """A TU-format set (PyG's TUDataset reads it): random trees of 10 to 40 nodes (class 0) and the same
     with one more edge, which closes a cycle (class 1). Node labels are drawn at random: no signal.
 
     Both classes have the same node counts and nearly the same degrees; only the structure tells."""
+    import random
+
     rng = random.Random(seed)
     raw = data_dir / name / "raw"
     raw.mkdir(parents=True, exist_ok=True)
@@ -296,6 +180,26 @@ def cycle_graphs(data_dir: Path, name: str = "CYCLES", count: int = 600, seed: i
     return data_dir
 
 
+# part: gcn
+def networkx_edges(name: str, path: Path) -> Path:
+    """One of networkx's real graphs (shipped inside its wheel) as the edge-list CSV a user would write,
+    `src,dst[,weight]`: for example `les_miserables` (77 characters, 254 co-appearances weighted by count) or
+    `davis_southern_women` (18 women and the 14 social events each attended: 89 links of a two-mode graph)."""
+    import csv
+
+    import networkx  # torch's own dependency
+
+    graph = getattr(networkx, f"{name}_graph")()
+    weighted = all("weight" in data for _, _, data in graph.edges(data=True))
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["src", "dst", *(["weight"] if weighted else [])])
+        for a, b, data in graph.edges(data=True):
+            writer.writerow([a, b, *([data["weight"]] if weighted else [])])
+    return path
+
+
+# part: gcn
 def les_miserables(path: Path) -> Path:
     """Victor Hugo's characters, linked when they meet in a chapter (Knuth's Stanford GraphBase, shipped inside
     networkx): 77 nodes named by character, 254 links weighted by how often they meet."""
