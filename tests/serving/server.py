@@ -1,11 +1,10 @@
 """A served checkpoint for the tests: a few steps of training, then the real server (lib/runkit/serving/launch.py)."""
 
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import httpx
 from runkit.serving.launch import served as serving  # noqa: F401 (the tests' name for it)
+from runkit.testing.serving import ask_together  # noqa: F401
 
 from project.cli import build
 from tests.conftest import TINY
@@ -18,9 +17,3 @@ def trained(model: str, *args: str) -> tuple[Any, Path]:
     path = Path(cli.trainer.log_dir) / "checkpoints" / "model.ckpt"
     cli.trainer.save_checkpoint(path)
     return cli, path
-
-
-def ask_together(url: str, requests: list[Any]) -> list[httpx.Response]:
-    """Every request at once, each from a client of its own: LitServe batches those that arrive together."""
-    with ThreadPoolExecutor(len(requests)) as pool:
-        return list(pool.map(lambda body: httpx.post(f"{url}/predict", json=body, timeout=60), requests))

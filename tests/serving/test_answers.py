@@ -2,19 +2,18 @@
 `python -m project predict` writes for the same inputs, requests batched together: one model per family over HTTP,
 every other model through the same API in-process; the ONNX file served answers it within the export's tolerance."""
 
-import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-from runkit.serving.api import NAME_COLUMNS, ModelAPI
+from runkit.serving.api import NAME_COLUMNS
+from runkit.testing.serving import answering, as_rows, ask_together, predictions_tsv, written
 
 from project.cli import main
 from tests.conftest import FAMILIES, ROOT, SMALL, TINY
-from tests.serving.server import ask_together, serving, trained
+from tests.serving.server import serving, trained
 
 CONFIGS = ROOT / "configs"
 
@@ -187,56 +186,7 @@ def molecules() -> Case:
 def predicted(case: Case, checkpoint: Path) -> tuple[list[str], list[list[str]]]:
     """predictions.tsv of `predict` from the checkpoint: its columns and rows, without the first (index, line)."""
     done = main(["predict", f"--model={case.model}", f"--ckpt_path={checkpoint}", *TINY, *case.args, *case.predict])
-    header, *lines = (Path(done.trainer.log_dir) / "predictions.tsv").read_text().splitlines()
-    return header.split("\t")[1:], [line.split("\t")[1:] for line in lines]
-
-
-def as_rows(answers: list[Any], columns: list[str]) -> list[list[Any]]:
-    """The answers' rows in order, each in predictions.tsv's column order: an input's several rows one by one."""
-    rows = []
-    for answer in answers:
-        assert answer.status_code == 200, answer.text
-        for prediction in answer.json()["predictions"]:
-            for row in prediction if isinstance(prediction, list) else [prediction]:
-                assert list(row) == columns
-                rows.append([row[c] for c in columns])
-    return rows
-
-
-def written(columns: list[str], rows: list[list[str]]) -> list[list[Any]]:
-    """predictions.tsv's cells as the server answers them: names as strings, every other cell a number."""
-    return [[cell if c in NAME_COLUMNS else float(cell) for c, cell in zip(columns, row, strict=True)] for row in rows]
-
-
-@dataclass
-class Answer:
-    """An HTTP answer as the tests read it: its status and JSON."""
-
-    status_code: int
-    body: Any
-
-    def json(self) -> Any:
-        return self.body
-
-
-@contextmanager
-def answering(checkpoint: Path, over_http: bool, *args: str) -> Iterator[Callable[[list[Any]], list[Any]]]:
-    """`ask(requests)`: the answers of the real server (over HTTP, the requests sent together so that LitServe
-    batches them), or of its API in this process (`ModelAPI`, the same code less LitServe's transport: the requests
-    decoded, batched, predicted and encoded together, through JSON both ways)."""
-    if over_http:
-        with serving(checkpoint, "--max_batch_size=4", "--batch_timeout=0.05") as url:
-            yield lambda requests: ask_together(url, requests)
-        return
-    api = ModelAPI(checkpoint, max_batch_size=4)
-    api.setup("cpu")
-
-    def ask(requests: list[Any]) -> list[Answer]:
-        decoded = [api.decode_request(json.loads(json.dumps(request))) for request in requests]
-        encoded = [api.encode_response(answer) for answer in api.unbatch(api.predict(api.batch(decoded)))]
-        return [Answer(200, json.loads(json.dumps(answer))) for answer in encoded]
-
-    yield ask
+    return predictions_tsv(Path(done.trainer.log_dir))
 
 
 @pytest.mark.slow

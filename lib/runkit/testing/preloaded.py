@@ -58,6 +58,20 @@ class Server:
             and os.name == "posix"
         )
 
+    def python(
+        self, *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300
+    ) -> subprocess.CompletedProcess:
+        """`python ARGS` in a subprocess, as a user types it, with the project on `PYTHONPATH` (`env` adds to this
+        process's environment): forked from the server where it `serves` the command, else started from scratch."""
+        env = {**os.environ, "PYTHONPATH": str(self.root), **(env or {})}
+        # A W&B run made in this test process (a logger built in-process) leaves the address of its service here; a
+        # run started now would log to that service, which may be gone, and its offline folder would stay empty.
+        env.pop("WANDB_SERVICE", None)
+        if self.serves(args, env):
+            return self.run(args, cwd=cwd, env=env, timeout=timeout)
+        command = [sys.executable, *args]
+        return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False, env=env)
+
     def run(self, args: tuple[str, ...], cwd: Path, env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
         """`python ARGS` in `cwd` with `env`, as `subprocess.run(..., capture_output=True, text=True)` returns it."""
         server = self._started()
