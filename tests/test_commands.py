@@ -27,10 +27,10 @@ from pathlib import Path
 import pytest
 import torch
 from runkit.serving.launch import served
+from runkit.testing.readme import bash_commands, opened
 
 from tests.conftest import ROOT, python
 from tests.guide_files import write_for
-from tests.test_readme import bash_commands, opened
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 NOT_RUN = {  # a command's start -> why it is not run here, and what checks it instead

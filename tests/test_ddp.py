@@ -1,15 +1,13 @@
 """DDP that provably matches one process: 2 processes with batch B end with the weights of one process
 with batch 2B on the same data order (the distributed sampler shares out exactly that order, and
-gradients are averaged), and what DDP writes, only rank 0 writes, loadable in one process."""
-
-import subprocess
-import sys
+gradients are averaged), and what DDP writes, only rank 0 writes, loadable in one process. (Launched by torchrun
+instead: runkit's lib/tests/test_ddp.py.)"""
 
 import pytest
 import torch
 
 from tests.conftest import FAMILIES, TASK_MODELS
-from tests.processes import ENV, PRESETS, fit, fit_command, last_checkpoint
+from tests.processes import PRESETS, fit, last_checkpoint
 from tests.real_data import write_named
 
 DDP = f"--config={PRESETS / 'cpu_ddp.yaml'}"
@@ -109,24 +107,3 @@ def test_two_processes_with_batch_b_equal_one_process_with_batch_2b(tmp_path, ca
     assert [p.name for p in run.iterdir()] == ["version_0"]  # rank 1 made no run folder of its own
     logged = sorted(p.name for p in (run / "version_0").iterdir())
     assert logged.count("train.log") == 1 and len(list((run / "version_0").glob("events.out.tfevents*"))) == 1
-
-
-@pytest.mark.slow
-def test_torchrun_launches_the_same_ddp(tmp_path):
-    """`torchrun --nproc_per_node 2 -m project.fit ...`: Lightning finds torchelastic's environment, launches
-    nothing itself, and trains what one process with the whole batch trains."""
-    family = FAMILIES[-1]
-    args = [*SETTINGS[family], "--trainer.max_epochs=2"]
-    one, two = tmp_path / "one", tmp_path / "two"
-    one.mkdir(), two.mkdir()
-    fit(family, one, *args, f"--data.batch_size={2 * B}")
-    command = fit_command(family, two, *args, f"--data.batch_size={B}", DDP)
-    torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
-    result = subprocess.run(
-        [*torchrun, *command[1:]], cwd=two, env=ENV, capture_output=True, text=True, timeout=240, check=False
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    single, ddp = last_checkpoint(one, family), last_checkpoint(two, family)
-    assert ddp["global_step"] == single["global_step"] > 0
-    for name, expected in single["state_dict"].items():
-        torch.testing.assert_close(ddp["state_dict"][name], expected, **TOLERANCE)

@@ -1,22 +1,12 @@
-"""k-fold cross-validation over a DataModule's own split: the validation folds partition the pooled samples."""
+"""k-fold cross-validation over each family's DataModule: the validation folds partition the pooled samples. (The
+folds' indices: runkit's lib/tests/test_folds.py.)"""
 
 from collections import Counter
 
 import pytest
 import torch
-from runkit import ConfigError, fold_split
 
 from tests.conftest import FAMILIES, SMALL
-
-
-def test_fold_indices_partition_the_range():
-    held = [fold_split(103, 5, k, seed=3) for k in range(5)]
-    for val, train in held:
-        assert not set(val) & set(train) and sorted(val + train) == list(range(103))
-    assert sorted(i for val, _ in held for i in val) == list(range(103))
-    assert {len(val) for val, _ in held} == {20, 21}
-    with pytest.raises(ConfigError, match="2 <= folds"):
-        fold_split(10, 1, 0, seed=0)
 
 
 def key(sample) -> bytes:
