@@ -40,7 +40,13 @@ SMALL = {name: list(entry.test_args) for name, entry in MODELS.items()}
 # This test process's server of preloaded `python -m` children (runkit/testing/preloaded.py): it imports what every
 # command imports before it reads its arguments (project.cli) and the libraries the runs load, once; the commands of
 # this repository's packages are forked from it.
-PRELOAD = ("lightning.pytorch", "project.cli", "torch_geometric", "torch.utils.tensorboard", "torchmetrics")
+PRELOAD = (
+    "lightning.pytorch",
+    "project.cli",
+    "torch.utils.tensorboard",
+    "torchmetrics",
+    "torch_geometric",  # part: gcn
+)
 PRELOADED = Server(ROOT, PRELOAD, forkable=("project", "benchmarks", "tests"))
 
 # The longest modules, longest first (`--durations` of a full run). `make test` runs `--dist loadscope`: each module
@@ -98,16 +104,3 @@ def run(*args: str, cwd: Path) -> str:
     result = python_m(*args, cwd=cwd)
     assert result.returncode == 0, result.stderr[-3000:]
     return result.stdout
-
-
-def fit_and_read_events(model: str, *args: str):
-    """One epoch of `model` on small data; the trained CLI and the tags its TensorBoard events hold."""
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
-    from project.cli import build
-
-    cli = build(model, *TINY, *args, "--trainer.max_epochs=1")
-    cli.trainer.fit(cli.model, cli.datamodule)
-    events = EventAccumulator(cli.trainer.log_dir, size_guidance={"images": 0})
-    events.Reload()
-    return cli, events.Tags()

@@ -7,16 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-import torch
 from runkit.testing.bad_inputs import BadInput, fails_clearly, written
 
 from project.cli import main
 from tests.conftest import FAMILIES, python_m
-
-
-def set_up(datamodule):
-    datamodule.setup("fit")
-    return datamodule
 
 
 def cli(*args: str) -> Callable[[], object]:
@@ -36,6 +30,8 @@ def text_cases() -> list[BadInput]:
 
     def tiny_lstm_checkpoint(tmp: Path) -> Path:
         """An LSTM checkpoint with another vocabulary size than this data gives, and no saved vocabulary."""
+        import torch
+
         from project.cli import build
 
         model = build("lstm", *SMALL["lstm"]).model

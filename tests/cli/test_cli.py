@@ -4,11 +4,14 @@ line's own logic is runkit's, tested in its lib/tests/test_cli.py.)"""
 import pytest
 
 from project.cli import build
-from tests.conftest import FAMILIES, ROOT, python
+from tests.conftest import FAMILIES, ROOT
 
 
+# part: gcn
 def test_only_graph_runs_import_pyg(tmp_path):
     """PyG costs about a second to import: the CLI, the shared core and the other families never load it."""
+    from tests.conftest import python
+
     others = [family for family in FAMILIES if family != "gcn"]
     code = (
         "import sys\n"

@@ -8,11 +8,12 @@ import pytest
 import torch
 from PIL import Image
 from runkit import DataError
+from runkit.testing.events import fitted_with_events
 
 from project.cli import build
 from project.data.images import ImageLabelsDataModule, ShapeSetsDataModule
 from project.data.images.shapes import SHAPES, generate_shape_sets
-from tests.conftest import SMALL, TINY, fit_and_read_events, python
+from tests.conftest import SMALL, TINY, python
 
 
 def test_shape_sets_hold_one_to_three_different_shapes_each_label_about_half_the_time():
@@ -120,7 +121,9 @@ def test_predict_writes_label_sets_with_each_labels_probability(tmp_path, net):
 
 
 def test_a_run_draws_f1_per_label_and_logs_its_hparams_metrics():
-    cli, tags = fit_and_read_events("cnn_multilabel", "--data.num_train=128", "--data.num_val=64")
+    cli, tags = fitted_with_events(
+        build("cnn_multilabel", *TINY, "--data.num_train=128", "--data.num_val=64", "--trainer.max_epochs=1")
+    )
     assert "val/f1_per_label" in tags["images"]
     assert "hp/val/f1_macro_best" in tags["scalars"]
     assert Path(cli.trainer.checkpoint_callback.best_model_path).name.startswith("epoch00-f1_macro")

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 import torch
 from runkit import DataError
+from runkit.testing.events import fitted_with_events
 from runkit.tools.export import export, load_weights
 
 from project import lr_find
@@ -14,7 +15,7 @@ from project.data.graphs import GraphRegressionDataModule
 from project.data.graphs.features import with_node_features
 from project.data.graphs.synthetic import degree_assortativity
 from project.registry import CONFIG_DIR
-from tests.conftest import TINY, fit_and_read_events
+from tests.conftest import TINY
 from tests.gcn.test_data import write_tu
 
 
@@ -117,7 +118,7 @@ def test_node_regression_reads_the_neighbours_and_a_node_alone_cannot():
 
 
 def test_a_run_draws_predicted_vs_true_and_residuals_and_logs_its_hparams_metrics():
-    cli, tags = fit_and_read_events("gcn_regression", "--data.num_graphs=200")
+    cli, tags = fitted_with_events(build("gcn_regression", *TINY, "--data.num_graphs=200", "--trainer.max_epochs=1"))
     assert {"val/predicted_vs_true", "val/residuals"} <= set(tags["images"])
     assert "hp/val/mae_best" in tags["scalars"]
     assert Path(cli.trainer.checkpoint_callback.best_model_path).name.startswith("epoch00-mae")

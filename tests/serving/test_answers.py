@@ -3,13 +3,12 @@
 every other model through the same API in-process; the ONNX file served answers it within the export's tolerance."""
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 from runkit.serving.api import NAME_COLUMNS
-from runkit.testing.serving import answering, as_rows, ask_together, predictions_tsv, written
+from runkit.testing.serving import ServedCase, answering, as_rows, ask_together, chunks, predictions_tsv, written
 
 from project.cli import main
 from tests.conftest import FAMILIES, ROOT, SMALL, TINY
@@ -18,29 +17,12 @@ from tests.serving.server import serving, trained
 CONFIGS = ROOT / "configs"
 
 
-@dataclass
-class Case:
-    """A model served: how it trains (`args`), what `predict` reads beside them (its files written when the case is
-    made), and the same inputs as requests."""
-
-    model: str
-    args: list[str]
-    predict: list[str] = field(default_factory=list)
-    requests: Callable[[Any], list[dict[str, Any]]] = lambda cli: []  # from the trained run's CLI
-    also: list[tuple[list[str], list[dict[str, Any]]]] = field(default_factory=list)  # more (predict, requests)
+CASES: dict[str, Callable[[], ServedCase]] = {}  # by name, each made when its test runs (some write files)
 
 
-CASES: dict[str, Callable[[], Case]] = {}  # by name, each made when its test runs (some write files)
-
-
-def case(make: Callable[[], Case]) -> Callable[[], Case]:
+def case(make: Callable[[], ServedCase]) -> Callable[[], ServedCase]:
     CASES[make.__name__] = make
     return make
-
-
-def chunks(items: list[Any], name: str, size: int = 3) -> list[dict[str, Any]]:
-    """Several requests of a few inputs each: they meet in LitServe's batches."""
-    return [{name: items[i : i + size]} for i in range(0, len(items), size)]
 
 
 # part: cnn
@@ -62,58 +44,60 @@ def image_requests(cli: Any) -> list[dict[str, Any]]:
 
 # part: cnn
 @case
-def cnn() -> Case:
-    return Case("cnn", [*SMALL["cnn"], "--data.num_test=10"], requests=image_requests)
+def cnn() -> ServedCase:
+    return ServedCase("cnn", [*SMALL["cnn"], "--data.num_test=10"], requests=image_requests)
 
 
 # part: cnn, multilabel
 @case
-def cnn_multilabel() -> Case:
-    return Case("cnn_multilabel", [*SMALL["cnn_multilabel"], "--data.num_test=10"], requests=image_requests)
+def cnn_multilabel() -> ServedCase:
+    return ServedCase("cnn_multilabel", [*SMALL["cnn_multilabel"], "--data.num_test=10"], requests=image_requests)
 
 
 # part: lstm
 @case
-def lstm() -> Case:
+def lstm() -> ServedCase:
     texts = ["alpha beta gamma", "gamma gamma delta unknown-word", "beta", "delta alpha beta beta gamma"]
     Path("texts.txt").write_text("\n".join(texts) + "\n")
-    return Case("lstm", SMALL["lstm"], ["--data.predict_path=texts.txt"], lambda cli: chunks(texts, "texts"))
+    return ServedCase("lstm", SMALL["lstm"], ["--data.predict_path=texts.txt"], lambda cli: chunks(texts, "texts"))
 
 
 # part: lstm
 @case
-def lstm_sequences() -> Case:
+def lstm_sequences() -> ServedCase:
     import numpy as np
 
     rng = np.random.default_rng(3)
     values = [rng.normal(size=(n, 3)).astype(np.float32) for n in (5, 12, 8, 20, 3)]
     np.savez("sequences.npz", values=np.concatenate(values), lengths=[len(v) for v in values], channels=["x", "y", "z"])
     requests = chunks([v.tolist() for v in values], "sequences", 2)
-    return Case("lstm_sequences", SMALL["lstm_sequences"], ["--data.predict_path=sequences.npz"], lambda cli: requests)
+    return ServedCase(
+        "lstm_sequences", SMALL["lstm_sequences"], ["--data.predict_path=sequences.npz"], lambda cli: requests
+    )
 
 
 # part: lstm
 @case
-def lstm_tagger() -> Case:
+def lstm_tagger() -> ServedCase:
     sentences = [["Ada", "lives", "in", "Paris"], ["Acme", "hired", "Bob", "Smith", "today"], ["in"]]
     Path("sentences.conll").write_text("\n\n".join("\n".join(s) for s in sentences) + "\n")
     predict = ["--data.predict_path=sentences.conll"]
-    return Case("lstm_tagger", SMALL["lstm_tagger"], predict, lambda cli: chunks(sentences, "sentences", 2))
+    return ServedCase("lstm_tagger", SMALL["lstm_tagger"], predict, lambda cli: chunks(sentences, "sentences", 2))
 
 
 # part: lstm, regression
 @case
-def lstm_forecast() -> Case:
+def lstm_forecast() -> ServedCase:
     def the_series_end(cli: Any) -> list[dict[str, Any]]:  # what `predict` forecasts from without a file
         data = cli.datamodule
         return [{"values": data.load()[""].values[-data.input_length :].tolist()}]
 
-    return Case("lstm_forecast", SMALL["lstm_forecast"], requests=the_series_end)
+    return ServedCase("lstm_forecast", SMALL["lstm_forecast"], requests=the_series_end)
 
 
 # part: lstm, regression
 @case
-def lstm_forecast_short_series() -> Case:
+def lstm_forecast_short_series() -> ServedCase:
     """Many short yearly series held out by horizons (`data.split: horizons`): a series shorter than a window is
     padded, in a request as in `predict`."""
     from tests.lstm.test_forecast_short_panel import yearly_panel
@@ -125,7 +109,7 @@ def lstm_forecast_short_series() -> Case:
             "--data.horizon=6", "--trainer.max_epochs=1"]  # fmt: skip
     requests = [{"series": name, "values": [float(row.split(",")[2]) for row in rows]} for name, rows in recent.items()]
     predict = ["--data.predict_path=recent.csv", "--data.predict_series=[s0, s1]"]
-    return Case("lstm_forecast", args, predict, lambda cli: requests)
+    return ServedCase("lstm_forecast", args, predict, lambda cli: requests)
 
 
 # part: gcn
@@ -138,38 +122,38 @@ def graph_requests(cli: Any) -> list[dict[str, Any]]:
 
 # part: gcn
 @case
-def gcn() -> Case:
-    return Case("gcn", SMALL["gcn"], requests=graph_requests)
+def gcn() -> ServedCase:
+    return ServedCase("gcn", SMALL["gcn"], requests=graph_requests)
 
 
 # part: gcn, regression
 @case
-def gcn_regression() -> Case:
-    return Case("gcn_regression", SMALL["gcn_regression"], requests=graph_requests)
+def gcn_regression() -> ServedCase:
+    return ServedCase("gcn_regression", SMALL["gcn_regression"], requests=graph_requests)
 
 
 # part: gcn
 @case
-def gcn_node() -> Case:
+def gcn_node() -> ServedCase:
     every_node = lambda cli: [{"nodes": list(range(cli.datamodule.graph.num_nodes))}]  # noqa: E731
-    return Case("gcn", [f"--config={CONFIGS / 'gcn_node.yaml'}"], requests=every_node)
+    return ServedCase("gcn", [f"--config={CONFIGS / 'gcn_node.yaml'}"], requests=every_node)
 
 
 # part: gcn
 @case
-def gcn_link() -> Case:
+def gcn_link() -> ServedCase:
     Path("pairs.csv").write_text("src,dst\n0,1\n5,17\n3,2\n40,41\n")
     requests = [{"pairs": [["0", "1"], ["5", "17"]]}, {"pairs": [[3, 2], ["40", "41"]]}]  # names, or ids as numbers
     top_k = (
         ["--data.predict_nodes=[0, 7]", "--data.top_k=4"],
         [{"nodes": ["0"], "top_k": 4}, {"nodes": [7], "top_k": 4}],
     )
-    return Case("gcn_link", SMALL["gcn_link"], ["--data.predict_path=pairs.csv"], lambda cli: requests, [top_k])
+    return ServedCase("gcn_link", SMALL["gcn_link"], ["--data.predict_path=pairs.csv"], lambda cli: requests, [top_k])
 
 
 # part: molecules, regression
 @case
-def molecules() -> Case:
+def molecules() -> ServedCase:
     from tests.gcn.test_molecules import chains, write_csv
 
     smiles = ["CCO", "c1ccccc1O", "CC(=O)O", "C=CC=C", "C1CCCCC1"]
@@ -180,10 +164,10 @@ def molecules() -> Case:
         f"--data.train_path={train}",
         "--data.target_fields=[doubles]",
     ]
-    return Case("gcn_regression", args, ["--data.predict_path=new.csv"], lambda cli: chunks(smiles, "smiles", 2))
+    return ServedCase("gcn_regression", args, ["--data.predict_path=new.csv"], lambda cli: chunks(smiles, "smiles", 2))
 
 
-def predicted(case: Case, checkpoint: Path) -> tuple[list[str], list[list[str]]]:
+def predicted(case: ServedCase, checkpoint: Path) -> tuple[list[str], list[list[str]]]:
     """predictions.tsv of `predict` from the checkpoint: its columns and rows, without the first (index, line)."""
     done = main(["predict", f"--model={case.model}", f"--ckpt_path={checkpoint}", *TINY, *case.args, *case.predict])
     return predictions_tsv(Path(done.trainer.log_dir))
@@ -200,7 +184,7 @@ def test_the_server_answers_what_predict_writes(name):
     with answering(checkpoint, name in FAMILIES) as ask:
         got = as_rows(ask(case.requests(cli)), columns)
         for predict, more in case.also:  # other inputs of the same model, to the same server
-            also = Case(case.model, case.args, predict)
+            also = ServedCase(case.model, case.args, predict)
             assert as_rows(ask(more), columns) == written(*predicted(also, checkpoint))
     assert len(got) == len(expected) > 0
     assert got == written(columns, expected)

@@ -9,7 +9,6 @@ import onnx
 import onnxruntime
 import pytest
 import torch
-from runkit import extras
 from runkit.tools.onnx_export import ExportMismatch, export_onnx, named_inputs, rebuild
 
 from project import registry
@@ -115,10 +114,3 @@ def test_a_gat_network_cannot_be_exported_and_says_why():
     model = build("gcn", *TINY, *SMALL["gcn"], "--model.net.conv=gat").model
     with pytest.raises(ConfigError, match="GATConv .* torch.export cannot trace"):
         model.exportable_net()
-
-
-def test_a_missing_extra_names_the_pip_command(monkeypatch):
-    real = extras.importlib.util.find_spec
-    monkeypatch.setattr(extras.importlib.util, "find_spec", lambda n: None if n == "onnxruntime" else real(n))
-    with pytest.raises(extras.MissingExtra, match=r"onnxruntime is not installed: pip install onnx onnxscript"):
-        export_onnx("no.ckpt")

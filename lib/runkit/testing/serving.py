@@ -5,12 +5,29 @@ import json
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from runkit.serving.api import NAME_COLUMNS, ModelAPI
 from runkit.serving.launch import served
+
+
+@dataclass
+class ServedCase:
+    """A model served: how it trains (`args`), what `predict` reads beside them (its files written when the case is
+    made), and the same inputs as requests."""
+
+    model: str
+    args: list[str]
+    predict: list[str] = field(default_factory=list)
+    requests: Callable[[Any], list[dict[str, Any]]] = lambda cli: []  # from the trained run's CLI
+    also: list[tuple[list[str], list[dict[str, Any]]]] = field(default_factory=list)  # more (predict, requests)
+
+
+def chunks(items: list[Any], name: str, size: int = 3) -> list[dict[str, Any]]:
+    """Several requests of a few inputs each: they meet in LitServe's batches."""
+    return [{name: items[i : i + size]} for i in range(0, len(items), size)]
 
 
 def predictions_tsv(folder: Path) -> tuple[list[str], list[list[str]]]:
