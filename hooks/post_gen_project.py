@@ -203,7 +203,7 @@ def main() -> None:
     parts = yaml.safe_load((root / "parts.yaml").read_text())
     chosen = {**CHOSEN, **TASKS, "notebooks": NOTEBOOKS, "github_actions": GITHUB_ACTIONS}
     chosen["molecules"] = MOLECULES and CHOSEN["gcn"]  # molecules are graphs: they go with the GCN
-    excluded = {name for name, keep in chosen.items() if not keep} | {"board"}  # the board's data stays here
+    excluded = {name for name, keep in chosen.items() if not keep} | {"board", "template"}  # the template's own
     families = [family for family in FAMILIES if CHOSEN[family]]
     for name in excluded:
         remove_part(root, parts[name])

@@ -1,7 +1,7 @@
 """Shared fixtures: every test runs in its own folder, and composes real configs shrunk to seconds."""
 
+import functools
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -40,26 +40,21 @@ SMALL = {name: list(entry.test_args) for name, entry in MODELS.items()}
 # This test process's server of preloaded `python -m` children (runkit/testing/preloaded.py): it imports what every
 # command imports before it reads its arguments (project.cli) and the libraries the runs load, once; the commands of
 # this repository's packages are forked from it.
-PRELOAD = (
-    "lightning.pytorch",
-    "project.cli",
-    "torch.utils.tensorboard",
-    "torchmetrics",
-    "torch_geometric",  # part: gcn
-)
+PRELOAD = ("lightning.pytorch", "project.cli", "torch.utils.tensorboard", "torchmetrics")
+PRELOAD += ("torch_geometric",)  # part: gcn
 PRELOADED = Server(ROOT, PRELOAD, forkable=("project", "benchmarks", "tests"))
 
 # The longest modules, longest first (`--durations` of a full run). `make test` runs `--dist loadscope`: each module
 # whole on one worker, handed out in collection order (`--no-loadscope-reorder`; xdist's own order is by test
 # count, which put the scaffold's few long tests last, one worker busy for minutes while the other had nothing).
 LONGEST_FIRST = (
-    "tests/test_scaffold.py",
-    "lib/tests/test_sweeps.py",  # runkit's own tests, run with this project's in the template
+    "tests/test_scaffold.py",  # part: template
+    "lib/tests/test_sweeps.py",  # part: template
     "tests/checkpoints/test_resume.py",
     "tests/test_ddp.py",
-    "tests/test_real_data_board.py",
-    "lib/tests/test_signals.py",
-    "lib/tests/test_trackers.py",
+    "tests/test_real_data_board.py",  # part: template
+    "lib/tests/test_signals.py",  # part: template
+    "lib/tests/test_trackers.py",  # part: template
     "tests/sweeps/test_sweep_runs.py",
     "tests/test_benchmarks.py",
     "tests/serving/test_answers.py",
@@ -94,9 +89,7 @@ def build_small():
 python = PRELOADED.python  # `python(*args, cwd=..., env=...)`: a command as a user types it
 
 
-def python_m(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """`python -m ARGS` in a subprocess."""
-    return python("-m", *args, cwd=cwd, env=env)
+python_m = functools.partial(python, "-m")  # `python_m(*args, cwd=..., env=...)`: `python -m ARGS`
 
 
 def run(*args: str, cwd: Path) -> str:

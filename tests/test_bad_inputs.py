@@ -170,7 +170,7 @@ def test_bad_input_fails_clearly_and_changes_no_file(case, tmp_path, capsys):
 
 def test_the_catalogue_covers_each_part():
     """Every family this project has brings its own bad files (the command line's own mistakes: runkit's
-    lib/tests/test_bad_inputs.py)."""
+    own tests)."""
     assert all(len(cases) >= 4 for cases in PARTS.values()), {part: len(cases) for part, cases in PARTS.items()}
 
 

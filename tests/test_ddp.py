@@ -1,7 +1,7 @@
 """DDP that provably matches one process: 2 processes with batch B end with the weights of one process
 with batch 2B on the same data order (the distributed sampler shares out exactly that order, and
 gradients are averaged), and what DDP writes, only rank 0 writes, loadable in one process. (Launched by torchrun
-instead: runkit's lib/tests/test_ddp.py.)"""
+instead: runkit's own tests, test_ddp.py.)"""
 
 import pytest
 import torch

@@ -1,5 +1,5 @@
 """The command line on this project's families: what their configs and DataModules must agree on. (The command
-line's own logic is runkit's, tested in its lib/tests/test_cli.py.)"""
+line's own logic is runkit's, tested in its own test_cli.py.)"""
 
 import pytest
 

@@ -1,5 +1,5 @@
 """The command line on the CNN's configs, where only the image family can tell: an option of the other image
-DataModule is answered with its name. (The command line itself: runkit's lib/tests/test_cli_runs.py.)"""
+DataModule is answered with its name. (The command line itself: runkit's own tests, test_cli_runs.py.)"""
 
 import pytest
 

@@ -3,12 +3,12 @@
 import pytest
 import torch
 
+from project.cli import build
 from project.models.image import ImageModel
 from tests.conftest import TINY
 
 
 def test_an_image_folder_trains_through_the_config(tmp_path):
-    from project.cli import build
     from tests.cnn.test_data import write_image_folder
 
     write_image_folder(tmp_path / "pets")  # two classes
@@ -39,12 +39,13 @@ def test_compiled_network_keeps_its_checkpoint_keys_and_outputs():
         torch.testing.assert_close(compiled(images), eager(images), atol=1e-5, rtol=1e-5)
 
 
-def test_each_validation_reads_batchnorm_statistics_of_the_current_weights(build_cnn):
+def test_each_validation_reads_batchnorm_statistics_of_the_current_weights():
     from runkit.batchnorm import recompute_statistics, trained_batchnorms
 
-    cli = build_cnn(
-        "--trainer.max_epochs=2", "--trainer.callbacks.images=200", "--early_stopping.stopping_threshold=null"
-    )
+    def build_cnn(*args: str):
+        return build("cnn", *TINY, "--data.num_train=512", "--data.num_val=256", "--trainer.max_epochs=2", *args)
+
+    cli = build_cnn("--trainer.callbacks.images=200", "--early_stopping.stopping_threshold=null")
     cli.trainer.fit(cli.model, cli.datamodule)
     net = cli.model.net
     kept = {name: t.clone() for name, t in net.state_dict().items() if "running" in name}
@@ -59,9 +60,7 @@ def test_each_validation_reads_batchnorm_statistics_of_the_current_weights(build
             torch.testing.assert_close(value, kept[name], atol=1e-5, rtol=1e-5)
 
     # and they differ from PyTorch's running averages, which a fit without the recomputation keeps
-    plain = build_cnn(
-        "--trainer.max_epochs=2", "--trainer.callbacks.images=0", "--early_stopping.stopping_threshold=null"
-    )
+    plain = build_cnn("--trainer.callbacks.images=0", "--early_stopping.stopping_threshold=null")
     plain.trainer.fit(plain.model, plain.datamodule)
     averaged = {name: t.clone() for name, t in plain.model.net.state_dict().items()}
     recompute_statistics(trained_batchnorms(plain.model.net), plain.model.net, images)

@@ -1,5 +1,5 @@
 """k-fold cross-validation over each family's DataModule: the validation folds partition the pooled samples. (The
-folds' indices: runkit's lib/tests/test_folds.py.)"""
+folds' indices: runkit's own tests, test_folds.py.)"""
 
 from collections import Counter
 

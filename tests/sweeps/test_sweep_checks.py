@@ -1,5 +1,5 @@
 """Every sweep file this project ships checks against its model before a first trial. (A sweep's own checks: runkit's
-lib/tests/test_sweeps.py.)"""
+own tests.)"""
 
 from runkit.sweeps.checks import canonical, check_sweep
 from runkit.sweeps.spec import load_spec

@@ -1,5 +1,5 @@
 """A shipped sweep end to end, each trial a real `project.fit` process: the table, the plots and a best config that
-reproduces its trial. (A sweep's kills, failures, pruning, shared studies and folds: lib/tests/test_sweeps.py.)"""
+reproduces its trial. (A sweep's kills, failures, pruning, shared studies and folds: runkit's own tests.)"""
 
 import csv
 import re
