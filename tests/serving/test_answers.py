@@ -17,6 +17,7 @@ from tests.serving.server import serving, trained
 CONFIGS = ROOT / "configs"
 
 
+Requests = list[dict[str, Any]]  # what a case sends: each a request's JSON body
 CASES: dict[str, Callable[[], ServedCase]] = {}  # by name, each made when its test runs (some write files)
 
 
@@ -26,7 +27,7 @@ def case(make: Callable[[], ServedCase]) -> Callable[[], ServedCase]:
 
 
 # part: cnn
-def image_requests(cli: Any) -> list[dict[str, Any]]:
+def image_requests(cli: Any) -> Requests:
     """The test split's images (what `predict` predicts) as PNG files: lossless, so the same pixels arrive."""
     import base64
     import io
@@ -88,7 +89,7 @@ def lstm_tagger() -> ServedCase:
 # part: lstm, regression
 @case
 def lstm_forecast() -> ServedCase:
-    def the_series_end(cli: Any) -> list[dict[str, Any]]:  # what `predict` forecasts from without a file
+    def the_series_end(cli: Any) -> Requests:  # what `predict` forecasts from without a file
         data = cli.datamodule
         return [{"values": data.load()[""].values[-data.input_length :].tolist()}]
 
@@ -113,7 +114,7 @@ def lstm_forecast_short_series() -> ServedCase:
 
 
 # part: gcn
-def graph_requests(cli: Any) -> list[dict[str, Any]]:
+def graph_requests(cli: Any) -> Requests:
     """The test split's graphs (what `predict` predicts) as edge lists; their nodes carry no features of their own."""
     cli.datamodule.setup("test")
     graphs = [{"edges": g.edge_index.t().tolist(), "num_nodes": g.num_nodes} for g in cli.datamodule.test_set]
