@@ -2,8 +2,7 @@
 project's generators. Each set is hard in the way the generated defaults are not.
 
 The real sets (digit scans, statsmodels' series, networkx's graphs) come from inside the packages' wheels:
-nothing is downloaded. The real-data board (benchmarks/real_data.py, benchmarks/board_data.py) reads them too,
-so both measure the same files."""
+nothing is downloaded. The template's real-data board reads them too, so both measure the same files."""
 
 import re
 from collections.abc import Callable
