@@ -15,7 +15,7 @@ import sys
 import tempfile
 import time
 
-from project.registry import CONFIG_DIR, MODELS
+from project.registry import CONFIG_DIR, MODELS, REGISTRY
 
 
 def one(name: str) -> dict[str, float]:
@@ -43,7 +43,7 @@ def main() -> None:
     if args.one:
         print("RESULT " + json.dumps(one(args.one)))
         return
-    names = args.models or [name for name, entry in MODELS.items() if entry.task != "multiclass"]
+    names = args.models or [name for name in MODELS if REGISTRY.task(name) != "multiclass"]
     print("| model | task | metrics at the best checkpoint | epochs | wall s | peak RSS GB |")
     print("|---|---|---|---|---|---|")
     for name in names:
@@ -59,7 +59,7 @@ def main() -> None:
         result = json.loads(done.stdout.split("RESULT ", 1)[1])
         shown = ", ".join(f"{k} {v:.3f}" for k, v in result.items() if k.startswith("val/"))
         print(
-            f"| {name} | {MODELS[name].task} | {shown} | {result['epochs']} | {result['wall_s']:.1f} "
+            f"| {name} | {REGISTRY.task(name)} | {shown} | {result['epochs']} | {result['wall_s']:.1f} "
             f"| {result['peak_rss_gb']:.2f} |",
             flush=True,
         )

@@ -1,6 +1,6 @@
 """The model families `--model NAME` knows: each is a config file under `configs/` (stacked on configs/trainer.yaml),
-a one-line description, its task, and what the tests shrink it to. Adding a family: docs/design.md, "Adding a
-family"."""
+which also says its task, a one-line description, and what the tests shrink it to. Adding a family: docs/design.md,
+"Adding a family"."""
 
 from pathlib import Path
 
@@ -17,7 +17,6 @@ MODELS: dict[str, ModelEntry] = {
     "cnn_multilabel": ModelEntry(
         "cnn_multilabel.yaml",
         "CNN multilabel tagging: generated shape sets, or your images + labels CSV",
-        "multilabel",
         test_args=("--data.num_train=256", "--data.num_val=64"),
     ),  # part: cnn, multilabel
     "gcn": ModelEntry(
@@ -28,13 +27,11 @@ MODELS: dict[str, ModelEntry] = {
     "gcn_regression": ModelEntry(
         "gcn_regression.yaml",
         "GCN graph regression: a structural property, or TU files",
-        "regression",
         test_args=("--data.num_graphs=300",),
     ),  # part: gcn, regression
     "gcn_link": ModelEntry(
         "gcn_link.yaml",
         "GCN link prediction: a generated community graph, or your edge list",
-        "link",
         test_args=("--data.sbm_nodes=400", "--data.sbm_communities=4"),
     ),  # part: gcn
     "lstm": ModelEntry(
@@ -50,13 +47,11 @@ MODELS: dict[str, ModelEntry] = {
     "lstm_tagger": ModelEntry(
         "lstm_tagger.yaml",
         "LSTM tagger, a tag per token: generated entity sentences, or your CoNLL files",
-        "tagging",
         test_args=("--data.synthetic_samples=300", "--model.net.hidden_size=16"),
     ),  # part: lstm
     "lstm_forecast": ModelEntry(
         "lstm_forecast.yaml",
         "LSTM forecasting: a generated seasonal series, or your CSV series",
-        "regression",
         test_args=("--data.synthetic_length=1200", "--data.input_length=48", "--data.horizon=6"),
     ),  # part: lstm, regression
 }

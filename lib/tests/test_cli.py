@@ -183,3 +183,14 @@ def test_a_validate_runs_saved_config_starts_a_fit_as_it_is(tmp_path):
     assert "verbose" not in yaml.safe_load(saved.read_text())  # the top-level option, not the early stopping's
     again = main(["fit", f"--config={saved}", "--trainer.fast_dev_run=1"])
     assert again.trainer.state.finished
+
+
+def test_a_familys_task_is_read_from_its_config_else_its_model_class(tmp_path):
+    from runkit import ModelEntry, Registry
+
+    model = "model:\n  class_path: toyproject.model.BlobsModel\n"
+    (tmp_path / "a.yaml").write_text(model + "  init_args:\n    task:\n      class_path: runkit.tasks.Regression\n")
+    (tmp_path / "b.yaml").write_text(model)
+    registry = Registry(tmp_path, {"b_reg": ModelEntry("a.yaml", "a"), "b": ModelEntry("b.yaml", "b")}, "toyproject")
+    assert (registry.task("b_reg"), registry.task("b")) == ("regression", "multiclass")  # BlobsModel's default
+    assert registry.families() == ["b"]  # a family's first multiclass model

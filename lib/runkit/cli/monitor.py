@@ -12,13 +12,16 @@ from runkit.extras import import_object
 
 
 def task_class(model: Any) -> type[Task]:
-    """The task class a parsed `model:` config builds: its `task:`, else the model class's `default_task`
-    (multiclass for a LightningModule that is not one of the template's)."""
-    task = model.get("init_args", Namespace()).get("task") if isinstance(model, Namespace) else None
-    if isinstance(task, Namespace) and task.get("class_path"):
-        return import_object(task.class_path)
-    model_class = import_object(model.class_path) if isinstance(model, Namespace) and model.get("class_path") else None
-    return getattr(model_class, "default_task", Multiclass)
+    """The task class a `model:` config builds (parsed, or as its YAML file reads): its `task:`, else the model
+    class's `default_task` (multiclass for a LightningModule that is not one of the template's)."""
+
+    def get(node: Any, key: str) -> Any:
+        return node.get(key) if isinstance(node, Namespace | dict) else None
+
+    task_path, model_path = get(get(get(model, "init_args"), "task"), "class_path"), get(model, "class_path")
+    if task_path:
+        return import_object(task_path)
+    return getattr(import_object(model_path), "default_task", Multiclass) if model_path else Multiclass
 
 
 def resolve_monitor(config: Any) -> None:

@@ -1,5 +1,6 @@
 """What `--model NAME` knows: a project's model families, each a config file under its configs/ folder, a
-one-line description, its task, and what the tests shrink it to. The project declares them (its registry.py)."""
+one-line description, and what the tests shrink it to. The project declares them (its registry.py); what each
+predicts, its task, is its config's to say (`model.init_args.task`, else the model class's `default_task`)."""
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -11,7 +12,6 @@ from typing import Any, Protocol
 class ModelEntry:
     config: str  # relative to the registry's config folder
     description: str
-    task: str = "multiclass"  # what its config's model predicts (runkit/tasks/)
     # What the tests shrink its data and model to: a fit of a few seconds.
     test_args: tuple[str, ...] = ()
 
@@ -35,12 +35,22 @@ class Registry:
             str(self.config_dir / self.models[name].config),
         ]
 
+    def task(self, name: str) -> str:
+        """What a family's model predicts (its task's `name`: multiclass, multilabel, regression...), read from its
+        config file as the command line reads it (runkit/cli/monitor.py)."""
+        import yaml
+
+        from runkit.cli.monitor import task_class
+
+        config = yaml.safe_load((self.config_dir / self.models[name].config).read_text()) or {}
+        return task_class(config.get("model")).name
+
     def families(self) -> list[str]:
         """One model per family (the part of its name before `_`), its first multiclass one: what the shared
         engineering is measured and tested on."""
         first: dict[str, str] = {}
-        for name, entry in self.models.items():
-            if entry.task == "multiclass":
+        for name in self.models:
+            if self.task(name) == "multiclass":
                 first.setdefault(name.split("_")[0], name)
         return list(first.values())
 
