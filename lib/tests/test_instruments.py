@@ -76,3 +76,13 @@ def test_console_messages_follow_the_current_stderr(capsys):
     logging.getLogger("runkit.checkpoints.last").info("and this?")
     said = capsys.readouterr().err
     assert "where does this go?" in said and "and this?" in said
+
+
+def test_the_doctor_overfits_a_sound_model_and_finds_its_initial_loss_as_expected(capsys):
+    """The deterministic rows of its verdict (the data-starvation check times the toy's microsecond steps: noisy)."""
+    from toyproject.doctor import main
+
+    main(["--model", TOY, *TINY])
+    out = capsys.readouterr().out
+    assert re.search(r"^\| overfit +\| ok +\| loss on \d+ fixed batch", out, re.M), out
+    assert re.search(r"^\| initial loss +\| ok +\|", out, re.M) and "Verdict: " in out, out

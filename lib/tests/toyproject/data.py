@@ -1,4 +1,4 @@
-"""Generated blobs: one Gaussian cloud per class, labelled by its cloud (or, multilabel, by the clouds near it)."""
+"""Generated blobs: one Gaussian cloud per class, each point labelled by its cloud."""
 
 import torch
 from runkit import BaseDataModule
