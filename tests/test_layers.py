@@ -44,9 +44,7 @@ def test_no_two_modules_import_each_other():
 
 
 def test_the_rooms_a_user_edits_import_only_runkits_public_names():
-    assert outside_public_api(PACKAGE) == [], (
-        "not in runkit.__all__ (lib/runkit/__init__.py): export it, or import what is"
-    )
+    assert outside_public_api(PACKAGE) == [], "not in runkit.__all__ (runkit/__init__.py): export it, or import what is"
 
 
 def test_the_project_needs_the_runkit_its_pyproject_asks_for():

@@ -1,4 +1,4 @@
-"""A served checkpoint for the tests: a few steps of training, then the real server (lib/runkit/serving/launch.py)."""
+"""A served checkpoint for the tests: a few steps of training, then the real server (runkit/serving/launch.py)."""
 
 from pathlib import Path
 from typing import Any

@@ -24,7 +24,7 @@ def reader(name: str) -> Any:
     if name == "gcn_molecules":  # part: molecules, regression
         model, args = "gcn_regression", molecule_args()  # part: molecules, regression
     cli = build(model, *TINY, *args)
-    cli.model.trainer, cli.trainer.predicting = cli.trainer, True  # as the server has them (lib/runkit/serving/api.py)
+    cli.model.trainer, cli.trainer.predicting = cli.trainer, True  # as the server has them (runkit/serving/api.py)
     return reader_for(cli.model.eval(), cli.datamodule)
 
 
