@@ -22,7 +22,7 @@ def stop_on_sigterm() -> None:
 
     LitServe's own shutdown runs on KeyboardInterrupt only: the HTTP server drains the requests in flight, then
     the inference workers and the queues' manager are stopped and joined. Python's default for SIGTERM ends
-    this process at once and leaves all of them running, the port held (tests/serving/test_stop.py). Processes
+    this process at once and leaves all of them running, the port held (tests/test_serving.py). Processes
     forked from this one inherit the handler: they take SIGTERM's default (the HTTP server sets its own).
     """
     server = os.getpid()

@@ -3,7 +3,7 @@
 PyTorch-native, not a package: pytorch-crf, the one most used, has had no release since 2019. A CRF scores a tag
 sequence as the sum of each step's emission score plus a learned score for each pair of neighbouring tags (and for
 the first and the last tag), so a tag can depend on its neighbours' tags, not only on the LSTM's reading: an `I-PER`
-after `O` can be made costly. tests/lstm/test_tagger.py checks both against enumerating every sequence.
+after `O` can be made costly. tests/test_task_tagging.py checks both against enumerating every sequence.
 """
 
 import torch

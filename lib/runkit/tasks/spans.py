@@ -2,7 +2,7 @@
 them (conlleval, and seqeval's default mode): a span counts only when its type, start and end all match.
 
 Hand-written rather than seqeval's: its scores take Python lists of strings at the end of an epoch, where a
-torchmetrics state sums across DDP processes and resets by itself. tests/lstm/test_tagger.py checks these spans
+torchmetrics state sums across DDP processes and resets by itself. tests/test_task_tagging.py checks these spans
 and scores against seqeval's on hand-made sequences.
 """
 
