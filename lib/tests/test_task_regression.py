@@ -1,11 +1,13 @@
 """The regression task: the loss refuses the MSE broadcasting trap with both shapes, standardised targets and
-scores in their units, the losses by name, the checks made by making the mistake, and a real fit stopped."""
+scores in their units, the losses by name, the checks made by making the mistake, a real fit stopped; the pinball
+loss and its quantiles."""
 
 import pytest
 import torch
-from runkit import TrainingProblem
+from runkit import ConfigError, TrainingProblem
 from runkit.callbacks.diagnostics import Diagnostics
 from runkit.tasks import Regression
+from runkit.tasks.regression import pinball
 from torch import nn
 
 from test_diagnostics import FEATURES, Tiny, data, fit
@@ -78,3 +80,28 @@ def test_a_regression_fit_with_flat_targets_stops_on_the_first_batch_with_both_s
     model = Tiny(Regressor(), 1, task=Regression(standardize=False))
     with pytest.raises(TrainingProblem, match=r"training batch 0: outputs have shape \[8, 1\] and targets \[8\]"):
         fit(model, train=data(labels=flat), diagnostics=Diagnostics())
+
+
+@pytest.mark.parametrize("level", [0.1, 0.5, 0.9])
+def test_the_pinball_loss_is_least_at_the_quantile_of_its_level(level):
+    values = torch.randn(2000, generator=torch.Generator().manual_seed(0)).exp()  # skewed: mean, median apart
+    grid = torch.linspace(0, 5, 2001)
+    constant = [c.view(1, 1, 1).expand(len(values), 1, 1) for c in grid]
+    losses = torch.stack([pinball(c, values.unsqueeze(1), [level]) for c in constant])
+    assert float(grid[losses.argmin()]) == pytest.approx(float(values.quantile(level)), abs=0.01)
+
+
+def test_quantiles_are_checked_and_go_with_the_pinball_loss():
+    for wrong in ([0.9, 0.1], [0.0, 0.5], [0.5, 1.2], [0.5, 0.5], []):
+        with pytest.raises(ConfigError, match=r"strictly between 0 and 1, in increasing order"):
+            Regression(loss="pinball", quantiles=wrong)
+    with pytest.raises(ConfigError, match=r"quantiles and loss: pinball go together"):
+        Regression(quantiles=[0.1, 0.9])
+    with pytest.raises(ConfigError, match=r"quantiles and loss: pinball go together"):
+        Regression(loss="pinball")
+    task = Regression(loss="pinball", quantiles=[0.1, 0.5, 0.9])
+    task.bind(2)
+    output = torch.arange(12.0).view(2, 6)  # 2 rows, 2 targets × 3 quantiles, the quantile last
+    torch.testing.assert_close(task.scored(output), torch.tensor([[1.0, 4.0], [7.0, 10.0]]))
+    low, high = task.interval(output)
+    assert low.tolist() == [[0.0, 3.0], [6.0, 9.0]] and high.tolist() == [[2.0, 5.0], [8.0, 11.0]]

@@ -1,6 +1,6 @@
 """Forecast intervals (`--config configs/lstm_forecast_intervals.yaml`): quantiles by the pinball loss, each
 starting at the naive forecast, the middle one scored, coverage logged, every quantile in predictions.tsv and the
-interval in the forecast picture."""
+interval in the forecast picture. (The pinball loss and the quantiles' checks: runkit's own tests.)"""
 
 from pathlib import Path
 
@@ -8,7 +8,6 @@ import pytest
 import torch
 from runkit import ConfigError
 from runkit.tasks import Regression
-from runkit.tasks.regression import pinball
 
 from project.cli import build
 from project.models.forecast import ForecastModel
@@ -18,31 +17,6 @@ from tests.conftest import TINY
 
 INTERVALS = [f"--config={CONFIG_DIR / 'lstm_forecast_intervals.yaml'}"]
 SMALL_SERIES = ["--data.synthetic_length=1200", "--data.input_length=48", "--data.horizon=6"]
-
-
-@pytest.mark.parametrize("level", [0.1, 0.5, 0.9])
-def test_the_pinball_loss_is_least_at_the_quantile_of_its_level(level):
-    values = torch.randn(2000, generator=torch.Generator().manual_seed(0)).exp()  # skewed: mean, median apart
-    grid = torch.linspace(0, 5, 2001)
-    constant = [c.view(1, 1, 1).expand(len(values), 1, 1) for c in grid]
-    losses = torch.stack([pinball(c, values.unsqueeze(1), [level]) for c in constant])
-    assert float(grid[losses.argmin()]) == pytest.approx(float(values.quantile(level)), abs=0.01)
-
-
-def test_quantiles_are_checked_and_go_with_the_pinball_loss():
-    for wrong in ([0.9, 0.1], [0.0, 0.5], [0.5, 1.2], [0.5, 0.5], []):
-        with pytest.raises(ConfigError, match=r"strictly between 0 and 1, in increasing order"):
-            Regression(loss="pinball", quantiles=wrong)
-    with pytest.raises(ConfigError, match=r"quantiles and loss: pinball go together"):
-        Regression(quantiles=[0.1, 0.9])
-    with pytest.raises(ConfigError, match=r"quantiles and loss: pinball go together"):
-        Regression(loss="pinball")
-    task = Regression(loss="pinball", quantiles=[0.1, 0.5, 0.9])
-    task.bind(2)
-    output = torch.arange(12.0).view(2, 6)  # 2 rows, 2 targets × 3 quantiles, the quantile last
-    torch.testing.assert_close(task.scored(output), torch.tensor([[1.0, 4.0], [7.0, 10.0]]))
-    low, high = task.interval(output)
-    assert low.tolist() == [[0.0, 3.0], [6.0, 9.0]] and high.tolist() == [[2.0, 5.0], [8.0, 11.0]]
 
 
 def test_an_untrained_forecaster_starts_its_quantiles_around_the_seasonal_naive_with_drift():
