@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 import torch
 from runkit.testing import Server
+from runkit.testing.serving import fit_and_save
 
 from postgres import postgres_server  # noqa: F401 (a fixture: a PostgreSQL server of the test's own)
 
@@ -47,6 +48,7 @@ PRELOADED = Server(
 
 
 python = PRELOADED.python  # `python(*args, cwd=..., env=...)`: a command as a user types it
+run = PRELOADED.stdout_of  # `run(*args, cwd=...)`: `python -m ARGS` to its end, its stdout (exit 0 asserted)
 
 
 def trained(*args: str) -> tuple[Any, Path]:
@@ -54,7 +56,4 @@ def trained(*args: str) -> tuple[Any, Path]:
     from toyproject.cli import build
 
     cli = build(TOY, *TINY, *args, "--trainer.max_steps=3", "--trainer.limit_val_batches=1")
-    cli.trainer.fit(cli.model, cli.datamodule)
-    path = Path(cli.trainer.log_dir) / "checkpoints" / "model.ckpt"
-    cli.trainer.save_checkpoint(path)
-    return cli, path
+    return cli, fit_and_save(cli)

@@ -10,15 +10,9 @@ import pytest
 import torch
 import yaml
 
-from conftest import ENV, TINY, TOY, python
+from conftest import ENV, TINY, TOY, run
 from processes import DDP
 from toyproject.cli import build, main
-
-
-def run(*args: str, cwd: Path) -> str:
-    result = python("-m", *args, cwd=cwd)
-    assert result.returncode == 0, result.stderr[-3000:]
-    return result.stdout
 
 
 def test_print_config_resolves_stacked_configs_and_overrides(capsys, tmp_path):

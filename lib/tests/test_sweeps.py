@@ -17,19 +17,12 @@ import yaml
 from runkit import ConfigError
 from runkit.sweeps.spec import load_spec
 
-from conftest import ENV, TINY, TOY, python
+from conftest import ENV, TINY, TOY, python, run
 from processes import DDP
 from toyproject.sweep import main as sweep
 
 LR = "model.optimizer.init_args.lr"
 FIT = [*TINY, "--trainer.deterministic=true"]
-
-
-def run(*args: str, cwd: Path) -> str:
-    """`python -m ARGS`; its stdout, or the failure with its stderr."""
-    result = python("-m", *args, cwd=cwd)
-    assert result.returncode == 0, result.stderr[-3000:]
-    return result.stdout
 
 
 def write(tmp_path, text: str):

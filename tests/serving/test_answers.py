@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 from runkit.serving.api import NAME_COLUMNS
+from runkit.serving.launch import served
 from runkit.testing.serving import ServedCase, answering, as_rows, ask_together, chunks, predictions_tsv, written
 
 from project.cli import main
 from tests.conftest import FAMILIES, ROOT, SMALL, TINY
-from tests.serving.server import serving, trained
+from tests.serving.server import trained
 
 CONFIGS = ROOT / "configs"
 
@@ -205,7 +206,7 @@ def test_the_onnx_file_served_answers_what_predict_writes_within_the_export_tole
     cli, checkpoint = trained(case.model, *case.args)
     export_onnx(checkpoint)
     columns, expected = predicted(case, checkpoint)
-    with serving(checkpoint, "--onnx", "--max_batch_size=4", "--batch_timeout=0.05") as url:
+    with served(checkpoint, "--onnx", "--max_batch_size=4", "--batch_timeout=0.05") as url:
         got = as_rows(ask_together(url, case.requests(cli)), columns)
     assert len(got) == len(expected) > 0
     for have, want in zip(got, written(columns, expected), strict=True):

@@ -11,10 +11,12 @@ import pytest
 import torch
 from PIL import Image
 from runkit import extras
+from runkit.serving.launch import served
+from runkit.testing.serving import ask_together
 
 from project.serve import main
 from tests.conftest import SMALL
-from tests.serving.server import ask_together, serving, trained
+from tests.serving.server import trained
 
 
 def encoded(image: torch.Tensor, format: str = "PNG") -> str:
@@ -41,7 +43,7 @@ def test_bad_requests_get_4xx_naming_the_field_and_the_server_goes_on():
         ({"image": encoded(image, "GIF")}, 400, "image: a GIF image: send PNG or JPEG"),
         ({"image": "A" * (2 * 2**20)}, 413, "Payload too large"),  # over --max_payload_mb 1
     ]
-    with serving(checkpoint, "--max_batch_size=4", "--batch_timeout=0.05", "--max_payload_mb=1") as url:
+    with served(checkpoint, "--max_batch_size=4", "--batch_timeout=0.05", "--max_payload_mb=1") as url:
         first = httpx.post(f"{url}/predict", json=good, timeout=60)
         assert first.status_code == 200 and first.json()["predictions"][0]["label"] in cli.datamodule.class_names
         for body, status, message in bad:

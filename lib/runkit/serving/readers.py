@@ -72,7 +72,7 @@ def reader_for(model: Any, datamodule: Any) -> Reader:
     path = offers(datamodule).request_reader
     if path is None:
         raise ConfigError(
-            f"project.serve reads no requests for {type(datamodule).__name__}: write a Reader for it "
+            f"serving reads no requests for {type(datamodule).__name__}: write a Reader for it "
             "(a subclass of runkit.Reader) and name its class path in the DataModule's `request_reader`"
         )
     return import_object(path)(model, datamodule)

@@ -72,6 +72,12 @@ class Server:
         command = [sys.executable, *args]
         return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False, env=env)
 
+    def stdout_of(self, *args: str, cwd: Path) -> str:
+        """`python -m ARGS` (as `python`) run to its end: its stdout, or the failure with the end of its stderr."""
+        result = self.python("-m", *args, cwd=cwd)
+        assert result.returncode == 0, result.stderr[-3000:]
+        return result.stdout
+
     def run(self, args: tuple[str, ...], cwd: Path, env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
         """`python ARGS` in `cwd` with `env`, as `subprocess.run(..., capture_output=True, text=True)` returns it."""
         server = self._started()

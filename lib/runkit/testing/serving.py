@@ -30,6 +30,15 @@ def chunks(items: list[Any], name: str, size: int = 3) -> list[dict[str, Any]]:
     return [{name: items[i : i + size]} for i in range(0, len(items), size)]
 
 
+def fit_and_save(cli: Any) -> Path:
+    """Fit a built CLI (`cli.py`'s `build`) and save its model in the run folder, beside the config.yaml that
+    serving and `predict` read: the checkpoint's path."""
+    cli.trainer.fit(cli.model, cli.datamodule)
+    path = Path(cli.trainer.log_dir) / "checkpoints" / "model.ckpt"
+    cli.trainer.save_checkpoint(path)
+    return path
+
+
 def predictions_tsv(folder: Path) -> tuple[list[str], list[list[str]]]:
     """A run folder's predictions.tsv: its columns and rows, without the first column (the input's index or line)."""
     header, *lines = (folder / "predictions.tsv").read_text().splitlines()
