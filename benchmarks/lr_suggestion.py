@@ -1,6 +1,6 @@
 """Does training at the LR range test's suggestion do at least as well as the config's own LR?
 
-    .venv/bin/python -m benchmarks.lr_suggestion                       # every case: docs/diagnostics.md
+    .venv/bin/python -m benchmarks.lr_suggestion                       # every case: lib/docs/diagnostics.md
     .venv/bin/python -m benchmarks.lr_suggestion --only lstm digits_32 --seed 1
 
 For each case, the range test (`project.lr_find`'s, 100 steps from 1e-6 to 1, or `--num_training`) runs once,

@@ -1,6 +1,6 @@
 """What each tracker (configs/loggers/) costs per training step, beside TensorBoard alone, measured side by side.
 
-    .venv/bin/python -m benchmarks.tracker_costs            # the table in benchmarks/README.md
+    .venv/bin/python -m benchmarks.tracker_costs            # the table in the template's benchmarks/README.md
     .venv/bin/python -m benchmarks.tracker_costs --quick    # a smoke run
 
 The family's default run (fewer epochs), once per logger stack and logging interval, in rounds that take

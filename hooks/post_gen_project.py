@@ -41,7 +41,7 @@ NOTEBOOKS = "{{ cookiecutter.include_notebooks }}" == "yes"
 GITHUB_ACTIONS = "{{ cookiecutter.include_github_actions }}" == "yes"
 FAMILIES = ("cnn", "lstm", "gcn")
 
-MARKED = ("*.py", "*.toml", "*.txt", "*.yaml", "*.cfg", "Makefile")
+MARKED = ("*.py", "*.toml", "*.txt", "*.yaml", "*.cfg", "Makefile", "*.md")
 DESCRIPTIONS = {
     "cnn": "a CNN image classifier (generated shapes, or your image folders)",
     "lstm": "an LSTM sequence classifier (generated sequences, or your CSV/TSV/JSONL texts)",
@@ -95,6 +95,36 @@ def strip_markers(text: str, excluded: set[str], is_python: bool) -> str:
     return re.sub(r"\n{4,}", "\n\n\n", kept).rstrip("\n") + "\n"
 
 
+def strip_markdown_markers(text: str, excluded: set[str]) -> str:
+    """A guide's version of the markers, `<!-- part: NAME -->`: at the end of a heading it takes the section (to the
+    next heading as high), at the end of another line that line, alone on a line the paragraph below it."""
+    lines = text.splitlines(keepends=True)
+    drop: set[int] = set()
+    for index, line in enumerate(lines):
+        found = re.search(r"\s*<!-- part: (\w+(?:, \w+)*) -->\s*$", line)
+        if not found:
+            continue
+        parts, alone = set(found.group(1).split(", ")), not line[: found.start()].strip()
+        if not parts & excluded:
+            lines[index] = "" if alone else line[: found.start()] + "\n"
+            continue
+        end, fenced = index + 1, False
+        if line.startswith("#"):
+            level = len(line) - len(line.lstrip("#"))
+            while end < len(lines):
+                heading = re.match(r"(#+) ", lines[end])
+                if not fenced and heading and len(heading.group(1)) <= level:
+                    break
+                fenced ^= lines[end].startswith("```")
+                end += 1
+        elif alone:
+            while end < len(lines) and lines[end].strip():
+                end += 1
+        drop.update(range(index, end))
+    kept = "".join(line for index, line in enumerate(lines) if index not in drop)
+    return re.sub(r"\n{3,}", "\n\n", kept).rstrip("\n") + "\n"
+
+
 def _bracketed(lines: list[str], number: int) -> range:
     """The marked line and, when it closes brackets opened above, the lines up to where they opened."""
     balance, start = 0, number
@@ -128,6 +158,31 @@ def vendor_library(root: Path) -> None:
     remove(root / "lib")
 
 
+def cite_library_and_template(root: Path, template_only: list[str]) -> None:
+    """runkit's guides and README (the template's lib/docs/, lib/README.md) beside the project's own guides in docs/,
+    where its code cites them; runkit's modules cited package-relative (`runkit/model.py`), as in its own code; a
+    file only the template has cited as the template's (a link to it becomes its text)."""
+    for guide in sorted((root / "lib" / "docs").glob("*.md")):
+        shutil.copy(guide, root / "docs" / guide.name)
+    (root / "docs" / "runkit.md").write_text((root / "lib" / "README.md").read_text().replace("](docs/", "]("))
+    only = [name for name in template_only if not name.endswith("/")]
+    for pattern in ("*.md", "*.py", "*.yaml", "*.toml", "Makefile"):
+        for path in root.rglob(pattern):
+            if ".venv" in path.parts or path.relative_to(root).parts[0] == "lib":
+                continue
+            text = path.read_text()
+            in_docs = path.parent.name == "docs"
+            cited = text.replace("../lib/docs/", "" if in_docs else "../docs/").replace("lib/docs/", "docs/")
+            cited = cited.replace("../lib/README.md", "runkit.md" if in_docs else "../docs/runkit.md")
+            cited = cited.replace("lib/README.md", "docs/runkit.md").replace("lib/runkit/", "runkit/")
+            for name in only:
+                link = rf"\[([^\]]*)\]\((?:\.\./)*{re.escape(name)}(?:#[^)]*)?\)"
+                cited = re.sub(link, rf"\1 (the template's {name})", cited)
+                cited = re.sub(rf"(?<![\w./-])(?<!template's ){re.escape(name)}", f"the template's {name}", cited)
+            if cited != text:
+                path.write_text(cited)
+
+
 UPGRADE = """
 # runkit, the library this project runs on, installs from the wheel in vendor/, built from the template's lib/ when
 # the project was generated. A newer one: `make upgrade-runkit` (TEMPLATE=path/to/the/template where it has moved).
@@ -136,17 +191,66 @@ upgrade-runkit: $(STAMP)
 	rm -rf vendor/new && $(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir vendor/new "$(TEMPLATE)/lib"
 	rm -f vendor/*.whl && mv vendor/new/*.whl vendor/ && rmdir vendor/new
 	$(BIN)/python -m pip install --quiet --no-index --find-links vendor --force-reinstall --no-deps lightning-runkit
+	cp "$(TEMPLATE)"/lib/docs/*.md docs/ && sed 's#](docs/#](#g' "$(TEMPLATE)"/lib/README.md > docs/runkit.md
 """
 
 
-def readme(families: list[str]) -> str:
+# What a project keeps and where its guide is: the parts it needs (all kept), what it is, the guide and its file;
+# a guide's sections of the parts left out are gone from it (`<!-- part: NAME -->`).
+FEATURES = [
+    ((), "what a model predicts (its task), the losses and the traps they hide", "tasks", "tasks.md"),
+    ((), "which defaults hold on real data, measured, and your own files", "your data", "your-data.md"),
+    (("cnn",), "your image folders, the residual network, transfer", "images", "your-data.md#images-cnn"),
+    (
+        ("cnn", "multilabel"),
+        "image tagging, `--model cnn_multilabel`",
+        "multilabel",
+        "tasks.md#multilabel-images---model-cnn_multilabel",
+    ),
+    (("lstm",), "your texts, `--model lstm`", "texts", "your-data.md#texts-lstm"),
+    (
+        ("lstm",),
+        "sensor, speech and motion sequences, `--model lstm_sequences`",
+        "numeric sequences",
+        "your-data.md#numeric-sequences-lstm-sensors-speech-features-motion",
+    ),
+    (("lstm",), "a tag per token, `--model lstm_tagger`", "tagging", "tasks.md#tagging---model-lstm_tagger"),
+    (
+        ("lstm", "regression"),
+        "forecasting one or many series, `--model lstm_forecast`",
+        "forecasting",
+        "tasks.md#forecasting---model-lstm_forecast",
+    ),
+    (("gcn",), "TU and Planetoid files, node and graph level", "graphs", "your-data.md#graphs-gcn"),
+    (("gcn",), "links from your edge lists, `--model gcn_link`", "link prediction", "link-prediction.md"),
+    (
+        ("gcn", "regression"),
+        "a graph's property, `--model gcn_regression`",
+        "graph regression",
+        "tasks.md#graph-regression---model-gcn_regression",
+    ),
+    (
+        ("gcn", "molecules"),
+        "SMILES and SDF files through RDKit",
+        "molecules",
+        "your-data.md#molecules-gcn-the-molecules-extra",
+    ),
+    (("notebooks",), "the teaching notebooks, executed by the tests", "notebooks", "notebooks.md"),
+    ((), "pre-flight checks, logs, the runs table, the LR range test, profiling", "diagnostics", "diagnostics.md"),
+    ((), "Optuna sweeps, repeated seeds and folds", "sweeps", "sweeps.md"),
+    ((), "MLflow, W&B offline and CSV beside TensorBoard", "trackers", "trackers.md"),
+    ((), "safetensors and ONNX, checked against the checkpoint", "export", "export.md"),
+    ((), "an HTTP endpoint per model on LitServe", "serving", "serving.md"),
+    ((), "exact resume, signals, DDP equal to one process, safe loading", "reliability", "reliability.md"),
+    ((), "several GPUs and machines, SLURM", "scaling out", "scaling-out.md"),
+]
+
+
+def readme(families: list[str], kept: set[str]) -> str:
     first = families[0]
     runs = "\n".join(f".venv/bin/python -m project.fit --model {f}   # {DESCRIPTIONS[f]}" for f in families)
-    notebooks = (
-        "\n## Notebooks\n\n`notebooks/` holds teaching notebooks, executed by the test suite; edit their cells in\n"
-        "`notebooks/cells/` and rebuild them with `.venv/bin/python notebooks/build_notebooks.py`.\n"
-        if NOTEBOOKS
-        else ""
+    guides = "\n".join(
+        f"- {what}: [{name}](docs/{guide})" for parts, what, name, guide in FEATURES if set(parts) <= kept
     )
     return f"""# {NAME}
 
@@ -175,26 +279,30 @@ make test    # the tests (`make test-slow`: the slow end-to-end runs; `make lint
 
 Every run writes `logs/<family>/version_N/`: TensorBoard events, `train.log`, `config.yaml` (repeat
 the run with `--config`), and checkpoints. `--help` lists every option.
-{notebooks}
+
+## What it keeps, and the guides
+
+{guides}
+
 ## Layout
 
 ```
-project/     fit.py, doctor.py, ...: the commands; cli/ (LightningCLI, registry.py: --model NAME), tools/
-  nets/      plain nn.Modules;  models/  LightningModules;  data/  DataModules;  tasks/  what a model predicts
-  callbacks/ checkpoints/ trackers/ sweeps/   a run's machinery
+project/     fit.py, doctor.py, sweep.py, ...: the commands, a few lines each; registry.py: the families
+  nets/      plain nn.Modules;  models/  LightningModules;  data/  DataModules;  serving/  request readers
+configs/     trainer.yaml (shared), one YAML per family, presets/, sweeps/, loggers/
+docs/        the guides above; runkit's are copied from its release
 vendor/      runkit, the library the project runs on, as a wheel (below)
-configs/     trainer.yaml (shared), one YAML per family, presets/
-benchmarks/  scripts that print tables
 tests/       the test suite
 ```
 
 ## runkit
 
-What runs the project and is not yours to edit (user errors, atomic writes, every Lightning workaround, the
-DataModule your DataModules extend, so far) is a library, runkit (`lightning-runkit` in `pyproject.toml`),
-installed by `make setup` from the wheel in `vendor/`, built from the template when this project was generated.
-To take a newer one, from the template's checkout: `make upgrade-runkit` (`TEMPLATE=path/to/it` if it moved). A
-runkit older than the project's code needs stops every command at start with one line that says so.
+What runs the project and is not yours to edit (the tasks, the training system your LightningModules extend, the
+command line, callbacks, checkpoints, trackers, sweeps, serving, the tools; [runkit](docs/runkit.md)) is a library,
+runkit (`lightning-runkit` in `pyproject.toml`), installed by `make setup` from the wheel in `vendor/`, built from
+the template when this project was generated. To take a newer one with its guides, from the template's checkout:
+`make upgrade-runkit` (`TEMPLATE=path/to/it` if it moved). A runkit older than the project's code needs stops
+every command at start with one line that says so.
 """
 
 
@@ -220,7 +328,12 @@ def main() -> None:
     for pattern in MARKED:
         for path in root.rglob(pattern):
             if ".venv" not in path.parts and path.relative_to(root).parts[0] != "lib":  # runkit installs whole
-                path.write_text(strip_markers(path.read_text(), excluded, path.suffix == ".py"))
+                text = path.read_text()
+                if path.suffix == ".md":
+                    path.write_text(strip_markdown_markers(text, excluded))
+                else:
+                    path.write_text(strip_markers(text, excluded, path.suffix == ".py"))
+    cite_library_and_template(root, parts["template_only"])
     authors = "{ name = " + json.dumps(AUTHOR) + " }"  # no double braces: this file is a Jinja template
     edit(
         root / "pyproject.toml",
@@ -250,7 +363,7 @@ def main() -> None:
     if Path(TEMPLATE).is_absolute() and (Path(TEMPLATE) / "lib").is_dir():
         edit(root / "Makefile", ("\nupgrade-runkit:", f"\nTEMPLATE ?= {TEMPLATE}\nupgrade-runkit:"))
     vendor_library(root)
-    (root / "README.md").write_text(readme(families))
+    (root / "README.md").write_text(readme(families, {name for name, keep in chosen.items() if keep}))
 
 
 if __name__ == "__main__":

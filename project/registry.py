@@ -1,6 +1,6 @@
 """The model families `--model NAME` knows: each is a config file under `configs/` (stacked on configs/trainer.yaml),
-which also says its task, a one-line description, and what the tests shrink it to. Adding a family: docs/design.md,
-"Adding a family"."""
+which also says its task, a one-line description, and what the tests shrink it to. Adding a family: the template's
+docs/design.md, "Adding a family"."""
 
 from pathlib import Path
 

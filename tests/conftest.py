@@ -13,7 +13,7 @@ from project.registry import MODELS, REGISTRY
 ROOT = Path(__file__).resolve().parents[1]
 
 # `make test` runs one test process per CPU (pytest -n): each on one thread, and so are the runs it starts.
-# Threads beyond the cores make OpenMP's workers wait on each other (docs/design.md, "The test suite").
+# Threads beyond the cores make OpenMP's workers wait on each other (the template's docs/design.md, "The test suite").
 if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     torch.set_num_threads(1)

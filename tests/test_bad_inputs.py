@@ -1,6 +1,6 @@
 """A catalogue of broken inputs, each fed to a DataModule or to the CLI: every one must fail with an error
 that names what is wrong (file, line, field), and leave every existing file (data, checkpoints, logs)
-as it was, and reach the command line as one `error:` line (docs/reliability.md)."""
+as it was, and reach the command line as one `error:` line (lib/docs/reliability.md)."""
 
 import re
 from collections.abc import Callable

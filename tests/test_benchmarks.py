@@ -1,4 +1,4 @@
-"""Each benchmark still runs (tiny sizes); the numbers themselves live in benchmarks/README.md."""
+"""Each benchmark still runs (tiny sizes); the numbers themselves live in the template's benchmarks/README.md."""
 
 import runpy
 import sys

@@ -32,7 +32,7 @@ from runkit.testing.readme import bash_commands, opened
 from tests.conftest import ROOT, python
 from tests.guide_files import write_for
 
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "lib" / "docs").glob("*.md"))]
 NOT_RUN = {  # a command's start -> why it is not run here, and what checks it instead
     "make test": "the test suite itself",  # and make test-slow
     "make lint": "the first step of .ci/run",

@@ -1,5 +1,5 @@
-"""The rooms of project/ import downwards only, in the order docs/design.md ("Layers") writes down: read from
-the source's imports (those inside functions too), so a new import that breaks the order, or a cycle between
+"""The rooms of project/ import downwards only, in the order the template's docs/design.md ("Layers") writes down:
+read from the source's imports (those inside functions too), so a new import that breaks the order, or a cycle between
 two rooms, fails here with the file and line; and no two modules import each other, even for type hints only.
 The checks are runkit's (runkit/testing/layers.py); the order is this project's."""
 
@@ -28,7 +28,7 @@ def test_every_room_imports_only_the_rooms_below_it():
 
 def test_every_room_of_the_package_is_placed():
     rooms = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
-    assert rooms - set(LAYERS) == set(), "a new room: place it in LAYERS and in docs/design.md"
+    assert rooms - set(LAYERS) == set(), "a new room: place it in LAYERS and in the template's docs/design.md"
 
 
 def test_the_registry_and_the_cli_sit_at_the_top_beside_the_thin_commands():

@@ -81,6 +81,13 @@ def unmarked(text: str) -> str:
     return re.sub(r"\n{4,}", "\n\n\n", kept).rstrip("\n") + "\n"
 
 
+def uncited(text: str) -> str:
+    """A file with the hook's citations undone: runkit's guides and modules where the template has them (lib/), and
+    a file only the template has named as it is."""
+    text = text.replace("the template's ", "").replace("lib/docs/", "docs/").replace("lib/runkit/", "runkit/")
+    return text.replace("lib/README.md", "docs/runkit.md")
+
+
 def imports_every_module(project: Path) -> subprocess.CompletedProcess:
     """Import every module of the generated package: a file that needs a removed part fails here."""
     code = (
@@ -108,7 +115,7 @@ def extras_for(kept: str) -> dict[str, str]:
 # the package, less the other parts' files, and the files the hook cut or rewrote. So every test module collects
 # (imports, fixtures and parameters over the families left), and these run: the notebooks (cells cut with their
 # parts), the README's commands, the layers, the CLI over the registry that is left.
-OWN_SUITE = ["notebooks", "tests/test_readme.py", "tests/test_layers.py", "tests/cli"]
+OWN_SUITE = ["notebooks", "tests/test_readme.py", "tests/test_layers.py", "tests/cli", "tests/test_references.py"]
 
 
 @pytest.fixture(scope="module")
@@ -162,12 +169,18 @@ def test_default_project_is_named_complete_and_passes_its_own_tests(template, al
     where = python(project, "-c", "import project; print(project.__file__)").stdout
     assert Path(where.strip()).is_relative_to(project)
     # With every part kept, each file is the template's own, less its markers: its full suite is the template's,
-    # which runs beside this test. The hook rewrites only the files it names.
+    # which runs beside this test. The hook rewrites only the files it names, and what cites runkit's files (as the
+    # installed library has them) or the template's own; the guides are checked by what they cite
+    # (tests/test_references.py, in the project's suite).
     rewritten = {"README.md", "pyproject.toml", "Makefile", "project/__init__.py"}
     for path in project.rglob("*"):
         name = str(path.relative_to(project))
-        if path.is_file() and name not in rewritten and not name.endswith((".ipynb", ".whl")):
-            assert path.read_text() == unmarked((template / name).read_text()), name
+        if path.is_file() and name not in rewritten and not name.endswith((".ipynb", ".whl", ".md")):
+            assert uncited(path.read_text()) == uncited(unmarked((template / name).read_text())), name
+    runkits = sorted(p.name for p in (template / "lib" / "docs").glob("*.md"))
+    assert [(project / "docs" / name).read_text() for name in runkits] == [
+        (template / "lib" / "docs" / name).read_text() for name in runkits
+    ]
     lint(project)
     tests = python(project, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_readme.py")
     assert tests.returncode == 0, tests.stdout[-3000:]  # the generated README's own commands
@@ -198,6 +211,10 @@ def test_each_family_alone_is_a_whole_project_that_passes_its_own_tests(alone, k
     lint(project)
     imported = imports_every_module(project)
     assert imported.returncode == 0, imported.stderr[-3000:]
+    # the README names each guide the project has, and no other (what they cite: tests/test_references.py)
+    readme = (project / "README.md").read_text()
+    guides = sorted(str(p.relative_to(project)) for p in (project / "docs").glob("*.md"))
+    assert sorted(set(re.findall(r"\]\((docs/[\w-]+\.md)", readme))) == guides
     unknown = python(project, "-m", "project.fit", "--model", excluded[0])
     assert unknown.returncode == 2 and kept in unknown.stderr
     assert suite.wait(timeout=900) == 0, log.read_text()[-4000:]
@@ -248,6 +265,8 @@ def test_a_generated_project_upgrades_its_runkit_in_one_command_and_passes_its_t
     shutil.copytree(template / "lib", newer / "lib", ignore=shutil.ignore_patterns("*.egg-info", "build"))
     init = newer / "lib" / "runkit" / "__init__.py"
     init.write_text(init.read_text().replace(f'__version__ = "{runkit.__version__}"', f'__version__ = "{bugfix}"'))
+    guide = newer / "lib" / "docs" / "sweeps.md"  # and its guides, as they describe the bugfix
+    guide.write_text(guide.read_text() + f"\nChanged in {bugfix}: see [trackers](trackers.md).\n")
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", venv], check=True)
     bin_ = venv / "bin"
@@ -260,6 +279,8 @@ def test_a_generated_project_upgrades_its_runkit_in_one_command_and_passes_its_t
     made = subprocess.run(upgrade, cwd=project, capture_output=True, text=True, timeout=600, env=alone)
     assert made.returncode == 0, made.stdout[-2000:] + made.stderr[-2000:]
     assert [p.name for p in (project / "vendor").iterdir()] == [f"lightning_runkit-{bugfix}-py3-none-any.whl"]
+    assert (project / "docs" / "sweeps.md").read_text() == guide.read_text()
+    assert "](sweeps.md)" in (project / "docs" / "runkit.md").read_text()  # its README, linking the guides beside it
 
     def run(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run(
@@ -267,7 +288,7 @@ def test_a_generated_project_upgrades_its_runkit_in_one_command_and_passes_its_t
         )
 
     assert run("-c", "import runkit; print(runkit.__version__)").stdout.strip() == bugfix
-    tests = run("-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_layers.py")
+    tests = run("-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_layers.py", "tests/test_references.py")
     assert tests.returncode == 0 and re.search(r"\d+ passed", tests.stdout), tests.stdout[-3000:]
     fit = run("-m", "project.fit", "--model", "cnn", "--trainer.fast_dev_run", "1")
     assert fit.returncode == 0 and "fast_dev_run finished" in fit.stdout, fit.stderr[-3000:]

@@ -210,17 +210,16 @@ class TaskModule(L.LightningModule, ABC):
         if "net" not in self.hparams and "net" in saved:
             self.save_hyperparameters(dict(saved))
 
-    def _shared_step(
-        self, batch: Any, metrics: Metric | MetricCollection, stage: str = "train"
-    ) -> tuple[torch.Tensor, int]:
+    def _evaluation_step(self, batch: Any, metrics: Metric | MetricCollection, stage: str) -> tuple[torch.Tensor, int]:
+        """A validation or test step: the training step's loss and metrics, and what the task and the model observe
+        of the outputs beside them."""
         output, target, batch_size = self.outputs(batch)
         loss = self.task.loss(output, target)
         scored = self.task.scored(output.detach(), target)
         metrics.update(scored, target)
         if stage == "val":
             self.task.observe(output.detach(), target)
-        if stage != "train":
-            self.score_beside(batch, output.detach(), scored, stage)
+        self.score_beside(batch, output.detach(), scored, stage)
         return loss, batch_size
 
     def figures(self, names: Sequence[str] | None, draw: bool = True) -> dict[str, Any]:
@@ -233,7 +232,9 @@ class TaskModule(L.LightningModule, ABC):
         `output` or its `scored` form: the forecaster's baselines and intervals. Nothing here."""
 
     def training_step(self, batch: Any, batch_idx: int) -> torch.Tensor:
-        loss, batch_size = self._shared_step(batch, self.train_metrics)
+        output, target, batch_size = self.outputs(batch)  # the family's unpack, then its network (`self.net`)
+        loss = self.task.loss(output, target)  # the task's: cross-entropy on logits for classes
+        self.train_metrics.update(self.task.scored(output.detach(), target), target)
         # Only on the steps the logger writes (every log_every_n_steps): each self.log call is Python work
         # in Lightning's result collection, a visible share of a small model's step (benchmarks/parity.py).
         # Lightning's own LearningRateMonitor asks the same question. Under DDP, sync_dist logs the mean
@@ -250,7 +251,7 @@ class TaskModule(L.LightningModule, ABC):
         self.task.reset_observed()
 
     def validation_step(self, batch: Any, batch_idx: int) -> None:
-        loss, batch_size = self._shared_step(batch, self.val_metrics, stage="val")
+        loss, batch_size = self._evaluation_step(batch, self.val_metrics, "val")
         # sync_dist: the loss is a per-process mean; torchmetrics objects sync themselves in compute().
         self.log("val/loss", loss, prog_bar=True, batch_size=batch_size, sync_dist=True)
 
@@ -267,7 +268,7 @@ class TaskModule(L.LightningModule, ABC):
         self.task.prepare_metrics(self.test_metrics)
 
     def test_step(self, batch: Any, batch_idx: int) -> None:
-        loss, batch_size = self._shared_step(batch, self.test_metrics, stage="test")
+        loss, batch_size = self._evaluation_step(batch, self.test_metrics, "test")
         self.log("test/loss", loss, batch_size=batch_size, sync_dist=True)
 
     def on_test_epoch_end(self) -> None:

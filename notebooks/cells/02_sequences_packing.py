@@ -94,7 +94,8 @@ plt.show()
 #
 # Packing skips the padding's arithmetic but runs the LSTM step by step over a shrinking batch; padded
 # hands the whole block to one LSTM call. Padded was the faster here on the CPU and, measured on an
-# H200 with cuDNN, on the GPU too (1.0-5.7x, one-directional; benchmarks/README.md, "Sequence modes").
+# H200 with cuDNN, on the GPU too (1.0-5.7x, one-directional; the template's benchmarks/README.md, "Sequence
+# modes").
 # This is why `sequence_mode: auto` picks padded, but for a bidirectional LSTM on a GPU, where cuDNN fuses
 # both directions in one call and padded runs each apart (the backward one reversed within each length:
 # exact, but two calls per layer), unmeasured.

@@ -70,7 +70,7 @@ class ResNet(nn.Module):
         dropout: before the head.
         norm: batch, or group (GroupNorm: statistics per sample, for DDP on CPUs, which have no SyncBatchNorm).
         channels_last: weights and activations stored channel-last (NHWC), where the CPU's convolution
-            kernels are faster (benchmarks/image_nets.py; the figures in benchmarks/README.md).
+            kernels are faster (benchmarks/image_nets.py; the figures in the template's benchmarks/README.md).
         weights: a state dict of torchvision's names (.pth / .pt, read with weights_only, or .safetensors).
     """
 

@@ -193,7 +193,7 @@ def test_the_server_answers_what_predict_writes(name):
 
 
 # The ONNX file's network in onnxruntime: the same answers within the export's tolerance (1e-4 + 1e-4 × |value|,
-# docs/export.md), plus the half unit of the 4th decimal predictions.tsv rounds to.
+# lib/docs/export.md), plus the half unit of the 4th decimal predictions.tsv rounds to.
 ONNX_CASES = [name for name in ("cnn",) if name in CASES]  # each case ~12 s: the network's exporter is the same
 
 

@@ -28,7 +28,7 @@ def reader(name: str) -> Any:
     return reader_for(cli.model.eval(), cli.datamodule)
 
 
-EXAMPLES = ROOT / "examples" / "requests"  # a request per model, as docs/serving.md sends them
+EXAMPLES = ROOT / "examples" / "requests"  # a request per model, as lib/docs/serving.md sends them
 MANY = {"images", "texts", "sequences", "sentences", "graphs", "pairs", "nodes"}  # a list of inputs; others: one
 LINE = [[0.0, 0.0, 0.0]] * 4  # a numeric sequence of 4 steps, 3 channels
 
@@ -107,7 +107,7 @@ def test_an_unknown_field_is_named_with_the_fields_the_model_reads(name):
 
 @pytest.mark.parametrize("example", sorted(EXAMPLES.glob("*.json")), ids=lambda path: path.stem)
 def test_every_example_request_is_read_by_its_model(example):
-    """examples/requests/MODEL.json, what docs/serving.md sends with curl: each input a sample."""
+    """examples/requests/MODEL.json, what lib/docs/serving.md sends with curl: each input a sample."""
     request = json.loads(example.read_text())
     field, inputs = next((field, value) for field, value in request.items() if field != "top_k")
     count = len(inputs) if field in MANY or (field == "smiles" and isinstance(inputs, list)) else 1

@@ -50,7 +50,7 @@ def test_a_shipped_sweep_ends_with_a_table_plots_and_a_best_config_that_reproduc
     assert threads and threads[2] == f"logs/{model}/sweeps/{model}/best.yaml", out
     refit = python_m("project.fit", "--config", threads[2], *TINY, cwd=tmp_path, env={"OMP_NUM_THREADS": threads[1]})
     assert f"best val/acc: {best.value:.4f}" in refit.stdout, refit.stderr[-3000:]
-    # The report as docs/sweeps.md writes it, without the arguments the sweep was started with: it reads the
+    # The report as lib/docs/sweeps.md writes it, without the arguments the sweep was started with: it reads the
     # study whatever they were, and prints the same training command.
     report = run("project.sweep", "--model", model, "--report", cwd=tmp_path)
     assert f"Best: trial {best.number}, val/acc {best.value:.4f}" in report and threads[0] in report, report
