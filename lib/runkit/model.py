@@ -55,8 +55,6 @@ class TaskModule(L.LightningModule, ABC):
     data_links: ClassVar[dict[str, tuple[str, ...]]] = {"num_outputs": ("num_outputs", "net.init_args.num_outputs")}
     # The task when the config names none; `monitor: auto` reads its metric before anything is built.
     default_task: ClassVar[type[Task]] = Multiclass
-    # The network's inputs in `unpack` order, each with the axes that vary: named and left free by ONNX export.
-    onnx_inputs: ClassVar[dict[str, dict[int, str]]] = {}
 
     def __init__(
         self,
@@ -108,32 +106,14 @@ class TaskModule(L.LightningModule, ABC):
     def unpack(self, batch: Any) -> tuple[tuple[Any, ...], torch.Tensor, int]:
         """Split a batch into (network inputs, targets, batch size for logging): one target row per output row."""
 
-    def scored_rows(self, batch: Any) -> torch.Tensor | None:
-        """Which rows of the output and targets the running stage scores; None: all of them."""
-        return None
-
     def outputs(self, batch: Any) -> tuple[torch.Tensor, torch.Tensor, int]:
-        """The network's outputs and their targets, the rows this stage scores only, and the batch size."""
+        """The network's outputs and their targets, and the batch size (a family that scores some rows only, the
+        nodes of a stage, keeps those here)."""
         inputs, target, batch_size = self.unpack(batch)
-        output = self(*inputs)
-        if (rows := self.scored_rows(batch)) is not None:
-            output, target = output[rows], target[rows]
-        return output, target, batch_size
-
-    def expected_initial_loss(self, batch: Any, target: torch.Tensor) -> tuple[float, str]:
-        """The loss an untrained model should show on `batch` (whose scored targets are `target`), and how that
-        number comes about: the doctor's check. The task's, for a network whose untrained output is about 0."""
-        return self.task.expected_initial_loss(target)
+        return self(*inputs), target, batch_size
 
     def forward(self, *inputs: Any) -> torch.Tensor:
         return self.net(*inputs)
-
-    def exportable_net(self) -> nn.Module:
-        """The network as `project.export --format onnx` traces it: the same function as `net`. A family overrides
-        this where tracing would fix a choice made from the data, or refuses with the reason."""
-        if not self.onnx_inputs:
-            raise ConfigError(f"{type(self).__name__} names no inputs for ONNX export (its onnx_inputs)")
-        return self.net
 
     def train(self, mode: bool = True) -> "TaskModule":
         super().train(mode)
@@ -210,26 +190,22 @@ class TaskModule(L.LightningModule, ABC):
         if "net" not in self.hparams and "net" in saved:
             self.save_hyperparameters(dict(saved))
 
-    def _evaluation_step(self, batch: Any, metrics: Metric | MetricCollection, stage: str) -> tuple[torch.Tensor, int]:
-        """A validation or test step: the training step's loss and metrics, and what the task and the model observe
-        of the outputs beside them."""
+    def _evaluation_step(
+        self, batch: Any, metrics: Metric | MetricCollection, stage: str
+    ) -> tuple[torch.Tensor, torch.Tensor, int]:
+        """A validation or test step: the training step's loss and metrics, and what the task observes of the
+        outputs; the outputs are the step's result (a family may score more beside them: the forecaster)."""
         output, target, batch_size = self.outputs(batch)
         loss = self.task.loss(output, target)
-        scored = self.task.scored(output.detach(), target)
-        metrics.update(scored, target)
+        metrics.update(self.task.scored(output.detach(), target), target)
         if stage == "val":
             self.task.observe(output.detach(), target)
-        self.score_beside(batch, output.detach(), scored, stage)
-        return loss, batch_size
+        return loss, output.detach(), batch_size
 
     def figures(self, names: Sequence[str] | None, draw: bool = True) -> dict[str, Any]:
         """The pictures of the last validation epoch by TensorBoard tag (callbacks/task_figures.py): the task's,
         and a model's own where it overrides this (the forecaster's windows)."""
         return self.task.figures(names, draw)
-
-    def score_beside(self, batch: Any, output: torch.Tensor, scored: torch.Tensor, stage: str) -> None:
-        """Scores beside the task's of a validation or test batch (`stage` "val" or "test"), from the network's
-        `output` or its `scored` form: the forecaster's baselines and intervals. Nothing here."""
 
     def training_step(self, batch: Any, batch_idx: int) -> torch.Tensor:
         output, target, batch_size = self.outputs(batch)  # the family's unpack, then its network (`self.net`)
@@ -250,10 +226,11 @@ class TaskModule(L.LightningModule, ABC):
         self.task.prepare_metrics(self.val_metrics)
         self.task.reset_observed()
 
-    def validation_step(self, batch: Any, batch_idx: int) -> None:
-        loss, batch_size = self._evaluation_step(batch, self.val_metrics, "val")
+    def validation_step(self, batch: Any, batch_idx: int) -> torch.Tensor:
+        loss, output, batch_size = self._evaluation_step(batch, self.val_metrics, "val")
         # sync_dist: the loss is a per-process mean; torchmetrics objects sync themselves in compute().
         self.log("val/loss", loss, prog_bar=True, batch_size=batch_size, sync_dist=True)
+        return output
 
     def on_validation_epoch_end(self) -> None:
         values = self._log_epoch(self.val_metrics, prog_bar=True)
@@ -267,9 +244,10 @@ class TaskModule(L.LightningModule, ABC):
     def on_test_epoch_start(self) -> None:
         self.task.prepare_metrics(self.test_metrics)
 
-    def test_step(self, batch: Any, batch_idx: int) -> None:
-        loss, batch_size = self._evaluation_step(batch, self.test_metrics, "test")
+    def test_step(self, batch: Any, batch_idx: int) -> torch.Tensor:
+        loss, output, batch_size = self._evaluation_step(batch, self.test_metrics, "test")
         self.log("test/loss", loss, batch_size=batch_size, sync_dist=True)
+        return output
 
     def on_test_epoch_end(self) -> None:
         self._log_epoch(self.test_metrics)
@@ -281,17 +259,6 @@ class TaskModule(L.LightningModule, ABC):
         self.log_dict(values, prog_bar=prog_bar, sync_dist=True)
         metrics.reset()
         return values
-
-    def fit_metrics(self) -> list[str]:
-        """The names a fit logs at every epoch: what a sweep may optimise and early stopping may watch.
-        (A task's `on_validation_epoch_end` may log more, known only once it has run.)"""
-        return [
-            "train/loss",
-            *self.train_metrics.keys(),
-            "val/loss",
-            *self.val_metrics.keys(),
-            f"{self.task.monitor}_best",
-        ]
 
     def predict_step(self, batch: Any, batch_idx: int) -> dict[str, torch.Tensor]:
         output, _, _ = self.outputs(batch)

@@ -158,8 +158,21 @@ class ForecastModel(TaskModule):
         inputs, future, target, *_ = batch
         return (inputs, future), target, inputs.shape[0]
 
-    def score_beside(self, batch: Any, output: torch.Tensor, scored: torch.Tensor, stage: str) -> None:
+    def validation_step(self, batch: Any, batch_idx: int) -> torch.Tensor:
+        output = super().validation_step(batch, batch_idx)
+        self.score_beside(batch, output, "val")
+        return output
+
+    def test_step(self, batch: Any, batch_idx: int) -> torch.Tensor:
+        output = super().test_step(batch, batch_idx)
+        self.score_beside(batch, output, "test")
+        return output
+
+    def score_beside(self, batch: Any, output: torch.Tensor, stage: str) -> None:
+        """The baselines, the interval's coverage and the M4-scaled errors beside the task's metrics, on the same
+        windows; and the windows the validation's picture shows."""
         inputs, _, target, baselines, series = batch
+        scored = self.task.scored(output, target)
         interval = self.task.interval(output) if self.quantiles else None
         if stage == "val" and self.shown is None:
             self.shown = self._windows_to_show(inputs, target, baselines, scored, interval)
@@ -296,7 +309,7 @@ class ForecastModel(TaskModule):
     def expected_initial_loss(self, batch: Any, target: torch.Tensor) -> tuple[float, str]:
         skip = getattr(self.net, "skip", "none")
         if skip == "none":
-            return super().expected_initial_loss(batch, target)
+            return self.task.expected_initial_loss(target)
         # The head starts as a naive forecast (`learned`: it reads the net's `start` through, the rest at 0).
         start = self.net.start
         naive = batch[3][:, BASELINES.index(start)].to(self.task.mean.device)

@@ -75,7 +75,13 @@ class NodeModel(TaskModule):
         scored = self.scored_rows(batch)
         return (batch.x, batch.edge_index), batch.y, int(scored.sum()) if scored is not None else batch.num_nodes
 
+    def outputs(self, batch: Data) -> tuple[torch.Tensor, torch.Tensor, int]:
+        output, target, batch_size = super().outputs(batch)
+        rows = self.scored_rows(batch)
+        return (output, target, batch_size) if rows is None else (output[rows], target[rows], batch_size)
+
     def scored_rows(self, batch: Data) -> torch.Tensor | None:
+        """The nodes the running stage scores (its mask, or a neighbour sample's seeds); None: all (predict)."""
         if hasattr(batch, "batch_size"):  # a neighbour sample: seeds first
             return torch.arange(batch.num_nodes, device=batch.y.device) < batch.batch_size
         if self.trainer.predicting:

@@ -54,7 +54,7 @@ def check_sweep(commands: CommandLine, model: str, spec: SweepSpec, fit_args: li
     built = commands.compose(base)
     task = built.model.task
     objective = task.monitor if spec.objective == "auto" else spec.objective
-    logged = built.model.fit_metrics()
+    logged = fit_metrics(built.model)
     if objective not in logged:
         raise ConfigError(
             f"{spec.path}: objective {objective!r} is not a metric --model {model} logs; it logs "
@@ -94,3 +94,15 @@ def reason(err: argparse.ArgumentError) -> str:
         if found := re.search(pattern, text):
             return found.group(0)
     return text.strip().splitlines()[-1] if text.strip() else "refused"
+
+
+def fit_metrics(model: Any) -> list[str]:
+    """The names a fit of a `TaskModule` logs at every epoch: what a sweep may optimise and early stopping may
+    watch. (A task's `on_validation_epoch_end` may log more, known only once it has run.)"""
+    return [
+        "train/loss",
+        *model.train_metrics.keys(),
+        "val/loss",
+        *model.val_metrics.keys(),
+        f"{model.task.monitor}_best",
+    ]

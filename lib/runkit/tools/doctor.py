@@ -9,7 +9,7 @@ It ends with a verdict table and exits 1 when anything is wrong, so CI can run i
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import torch
 from lightning.pytorch import Callback, LightningModule, Trainer
@@ -74,11 +74,33 @@ class Probe(Callback):
             trainer.should_stop = True
 
 
+@runtime_checkable
+class ScoresSomeRows(Protocol):
+    """A model that scores some rows of a batch only (a node model: the nodes of the running stage)."""
+
+    def scored_rows(self, batch: Any) -> torch.Tensor | None: ...
+
+
+@runtime_checkable
+class ExpectsItsInitialLoss(Protocol):
+    """A model whose untrained loss is not its task's (the forecaster starts at a baseline, not at 0)."""
+
+    def expected_initial_loss(self, batch: Any, target: torch.Tensor) -> tuple[float, str]: ...
+
+
 def scored_targets(model: LightningModule, batch: Any) -> torch.Tensor:
     """The targets of `batch` that the loss scores (a node task scores some rows only)."""
     _, target, _ = model.unpack(batch)
-    rows = model.scored_rows(batch)
+    rows = model.scored_rows(batch) if isinstance(model, ScoresSomeRows) else None
     return target if rows is None else target[rows]
+
+
+def expected_initial_loss(model: LightningModule, batch: Any, target: torch.Tensor) -> tuple[float, str]:
+    """The loss an untrained model should show on `batch` (whose scored targets are `target`), and how that number
+    comes about: the task's, for a network whose untrained output is about 0, unless the model says otherwise."""
+    if isinstance(model, ExpectsItsInitialLoss):
+        return model.expected_initial_loss(batch, target)
+    return model.task.expected_initial_loss(target)
 
 
 def describe_batch(batch: Any) -> str:
@@ -130,7 +152,7 @@ def verdicts(
             rows.append((check, "not run", f"not checked: {why}"))
     if probe.losses and probe.first_targets is not None:
         first = probe.losses[0]
-        expected, why = model.expected_initial_loss(probe.first_batch, probe.first_targets)
+        expected, why = expected_initial_loss(model, probe.first_batch, probe.first_targets)
         sane = 0.5 * expected <= first <= 2 * expected
         rows.append(
             (

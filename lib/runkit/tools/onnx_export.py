@@ -22,7 +22,7 @@ import torch
 import yaml
 from torch import nn
 
-from runkit import ConfigError, UserError, offers
+from runkit import ConfigError, TaskModule, UserError, offers
 from runkit.checkpoints.io import read_checkpoint
 from runkit.extras import require_extra
 
@@ -70,6 +70,16 @@ class Verdict:
         )
 
 
+def exportable_net(model: TaskModule) -> nn.Module:
+    """The network as export traces it, for a model that names its inputs (`onnx_inputs`: in `unpack` order, each
+    with the axes that vary): its own `exportable_net()` where tracing `net` would fix a choice made from the data
+    (or refuses with the reason), else `net`."""
+    if not getattr(model, "onnx_inputs", None):
+        raise ConfigError(f"{type(model).__name__} names no inputs for ONNX export (its onnx_inputs)")
+    own = getattr(model, "exportable_net", None)
+    return own() if callable(own) else model.net
+
+
 def export_onnx(
     checkpoint: str | Path,
     out: str | Path | None = None,
@@ -89,7 +99,7 @@ def export_onnx(
     out = Path(out) if out is not None else checkpoint.with_suffix(".onnx")
     model, datamodule = rebuild(checkpoint, config, overrides or [])
     keys = float_predictions(model)
-    predictor = Predictor(model.exportable_net(), model.task, keys).eval()
+    predictor = Predictor(exportable_net(model), model.task, keys).eval()
     batches = validation_batches(model, datamodule)
     names, example = named_inputs(model, batches[0])
     started = time.perf_counter()
