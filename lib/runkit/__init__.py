@@ -21,7 +21,7 @@ from runkit.moved import install as _answer_moved_names
 
 _answer_moved_names()  # `project.tasks` in a config saved before runkit 0.2 still imports (runkit/moved.py)
 
-__version__ = "0.2.1"
+__version__ = "0.3.0"
 
 # Exported without importing their modules until first used (`from runkit import BaseDataModule`): `import runkit`
 # stays as light as the errors, for commands that never build a model.
@@ -36,6 +36,51 @@ _LAZY = {
     "loader_generator": "runkit.data.sampling",
     "offers": "runkit.data.offers",
     "seeded_split": "runkit.data.base",
+    # Sequences padded per batch, with their lengths, in batches of like lengths (texts, tags, numeric sequences).
+    "BucketBatchSampler": "runkit.data.batching",
+    "PadCollate": "runkit.data.batching",
+    "PaddedSequenceDataModule": "runkit.data.batching",
+    "SequenceDataset": "runkit.data.batching",
+    "padding_fraction": "runkit.data.batching",
+    # The file formats a DataModule reads, each error naming the file, the line and the fix.
+    "BioErrors": "runkit.formats.conll",
+    "TaggedSentence": "runkit.formats.conll",
+    "read_conll": "runkit.formats.conll",
+    "NumericSequence": "runkit.formats.sequences",
+    "SequenceFile": "runkit.formats.sequences",
+    "SequenceMissing": "runkit.formats.sequences",
+    "read_sequences": "runkit.formats.sequences",
+    "Series": "runkit.formats.series",
+    "SeriesMissing": "runkit.formats.series",
+    "read_panel": "runkit.formats.series",
+    "TextRow": "runkit.formats.text",
+    "read_text_file": "runkit.formats.text",
+    "read_number": "runkit.formats.values",
+    "EdgeList": "runkit.formats.edges",
+    "read_edge_list": "runkit.formats.edges",
+    "read_node_features": "runkit.formats.edges",
+    # Forecasting's protocol: seasons and parts, windows, the baselines a forecast is scored beside.
+    "BASELINES": "runkit.forecasting.baselines",
+    "BASELINE_NAMES": "runkit.forecasting.baselines",
+    "HoltWinters": "runkit.forecasting.baselines",
+    "holt_winters_forecasts": "runkit.forecasting.baselines",
+    "naive_sources": "runkit.forecasting.baselines",
+    "seasonal_drift": "runkit.forecasting.baselines",
+    "with_drift": "runkit.forecasting.baselines",
+    "AUTO_BATCH": "runkit.forecasting.spacing",
+    "MIN_WINDOWS": "runkit.forecasting.spacing",
+    "SEASONS_IN": "runkit.forecasting.spacing",
+    "auto_batch_size": "runkit.forecasting.spacing",
+    "auto_input_length": "runkit.forecasting.spacing",
+    "horizon_bounds": "runkit.forecasting.spacing",
+    "panel_season": "runkit.forecasting.spacing",
+    "part_bounds": "runkit.forecasting.spacing",
+    "too_short": "runkit.forecasting.spacing",
+    "too_short_for_horizons": "runkit.forecasting.spacing",
+    "PanelWindows": "runkit.forecasting.windows",
+    "Windows": "runkit.forecasting.windows",
+    "forecast_window": "runkit.forecasting.windows",
+    "padded": "runkit.forecasting.windows",
     # The training system every family's LightningModule subclasses, and the tasks it asks.
     "SchedulerCallable": "runkit.model",
     "TaskModule": "runkit.model",

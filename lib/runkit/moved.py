@@ -26,6 +26,16 @@ MOVED = {
     "project.nets.batchnorm": ("runkit.batchnorm", "0.2.0"),
     "project.tools": ("runkit.tools", "0.2.0"),  # the profiler a preset names
     "project.sweeps": ("runkit.sweeps", "0.2.0"),  # the callbacks a trial's run.yaml names
+    "project.data.values": ("runkit.formats.values", "0.3.0"),
+    "project.data.graphs.edge_files": ("runkit.formats.edges", "0.3.0"),
+    "project.data.text.files": ("runkit.formats.text", "0.3.0"),
+    "project.data.text.conll": ("runkit.formats.conll", "0.3.0"),
+    "project.data.text.batching": ("runkit.data.batching", "0.3.0"),
+    "project.data.sequences.files": ("runkit.formats.sequences", "0.3.0"),
+    "project.data.series.files": ("runkit.formats.series", "0.3.0"),
+    "project.data.series.spacing": ("runkit.forecasting.spacing", "0.3.0"),
+    "project.data.series.baselines": ("runkit.forecasting.baselines", "0.3.0"),
+    "project.data.series.windows": ("runkit.forecasting.windows", "0.3.0"),
 }
 
 

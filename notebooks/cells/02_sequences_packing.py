@@ -70,9 +70,8 @@ for name, acc in results.items():
 
 # %%
 import matplotlib.pyplot as plt
+from runkit import BucketBatchSampler, padding_fraction
 from torch.utils.data import BatchSampler, RandomSampler
-
-from project.data.text.batching import BucketBatchSampler, padding_fraction
 
 lengths = data.train_set.lengths
 indices = range(len(lengths))

@@ -8,13 +8,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import torch
-from runkit import ConfigError, TaskModule, pinball
+from runkit import BASELINE_NAMES, BASELINES, ConfigError, PanelWindows, TaskModule, Windows, pinball
 from torchmetrics import MeanMetric, Metric, MetricCollection
 from torchmetrics.regression import MeanAbsoluteError
 from torchmetrics.utilities import dim_zero_cat
 
-from project.data.series.baselines import BASELINES, NAMES
-from project.data.series.windows import PanelWindows, Windows
 from project.nets.forecaster import naive_error, normal_quantiles
 
 log = logging.getLogger(__name__)
@@ -93,7 +91,7 @@ def scored_baselines(windows: Sequence[Windows], insample: torch.Tensor | None =
 
 class ForecastModel(TaskModule):
     """A regression model of the next `horizon` steps, logged beside the classical forecasts of the same
-    windows (`data/series/baselines.py`): `val/mae_last_value`, `val/mae_seasonal_naive`,
+    windows (`runkit/forecasting/baselines.py`): `val/mae_last_value`, `val/mae_seasonal_naive`,
     `val/mae_seasonal_drift`, `val/mae_ets`; `val/mase`, the model's MAE over the seasonal-naive MAE
     (below 1: better than repeating the last season), and the same ratio of each other baseline
     (`val/mase_ets`...), each per series and then averaged where there are many; the same under `test/`.
@@ -249,7 +247,7 @@ class ForecastModel(TaskModule):
             return None
         # The seasonal naive's MASE is 1 by definition; the others' are logged as `test/mase_<name>`.
         scores = {
-            NAMES[name]: tested.get(f"test/mase_{name}", 1.0 if name == "seasonal_naive" else None)
+            BASELINE_NAMES[name]: tested.get(f"test/mase_{name}", 1.0 if name == "seasonal_naive" else None)
             for name in BASELINES
         }
         scores = {name: score for name, score in scores.items() if score is not None}
@@ -294,8 +292,10 @@ class ForecastModel(TaskModule):
         scores = {name: float(mase.get(f"mase_{name}", 1.0)) for name in BASELINES}
         best = self.pick_start(scores)
         net.start_at(best)
-        shown = ", ".join(f"{NAMES[name]} {scores[name]:.3f}" for name in sorted(scores, key=scores.get))
-        self.start_line = f"val/start: {best}, the {NAMES[best]} (validation MASE: {shown}; ETS is not a start)"
+        shown = ", ".join(f"{BASELINE_NAMES[name]} {scores[name]:.3f}" for name in sorted(scores, key=scores.get))
+        self.start_line = (
+            f"val/start: {best}, the {BASELINE_NAMES[best]} (validation MASE: {shown}; ETS is not a start)"
+        )
         log.info(self.start_line)
 
     def pick_start(self, scores: dict[str, float]) -> str:
@@ -324,9 +324,10 @@ class ForecastModel(TaskModule):
             start_at = output.unsqueeze(-1) + scale.unsqueeze(-1) * normal_quantiles(quantiles).to(output.device)
             z = (target.to(output.device) - self.task.mean) / self.task.std
             loss = pinball(start_at, z, quantiles)
-            return float(loss), f"the pinball loss where the quantiles start, around the {NAMES[start]} forecast"
+            why = f"the pinball loss where the quantiles start, around the {BASELINE_NAMES[start]} forecast"
+            return float(loss), why
         loss = self.task.loss(output, target.to(output.device))
-        return float(loss), f"the loss of the {NAMES[start]} forecast, where the untrained forecaster starts"
+        return float(loss), f"the loss of the {BASELINE_NAMES[start]} forecast, where the untrained forecaster starts"
 
     def prediction_table(
         self, predictions: Sequence[dict[str, torch.Tensor]], names: Sequence[str] | None

@@ -4,6 +4,7 @@ forecasts of the same window."""
 from typing import Literal
 
 import torch
+from runkit import with_drift
 from torch import nn
 
 from project.nets.init import init_weights
@@ -36,26 +37,6 @@ def window_moments(values: torch.Tensor, observed: torch.Tensor | None) -> tuple
     count = observed.sum(dim=1, keepdim=True).clamp(min=1)
     level = (values * observed).sum(dim=1, keepdim=True) / count
     return level, ((values - level).pow(2) * observed).sum(dim=1, keepdim=True).div(count).sqrt()
-
-
-def with_drift(
-    seasonal: torch.Tensor, window: torch.Tensor, season: int, observed: torch.Tensor | None = None
-) -> torch.Tensor:
-    """The seasonal naive with drift: the seasonal naive forecast `[B, H, C]` plus its window's `[B, L, C]` mean
-    change per season, once for each season the step reaches back (a trending series' seasonal naive lags by a
-    season's growth). One definition for the network's start and the baseline it is logged beside
-    (`data/series/baselines.seasonal_drift`). A window of a season or less has no change to measure.
-    `observed` `[B, L, 1]`: 0 on padding before a short series' start; only changes between observed steps count."""
-    if season >= window.shape[1]:
-        return seasonal
-    changes = window[:, season:] - window[:, :-season]
-    if observed is None:
-        per_season = changes.mean(dim=1, keepdim=True)  # [B, 1, C]
-    else:
-        both = observed[:, season:] * observed[:, :-season]
-        per_season = (changes * both).sum(dim=1, keepdim=True) / both.sum(dim=1, keepdim=True).clamp(min=1)
-    seasons = torch.arange(seasonal.shape[1], device=seasonal.device) // season + 1
-    return seasonal + seasons.view(1, -1, 1).to(seasonal.dtype) * per_season
 
 
 class LSTMForecaster(nn.Module):

@@ -4,11 +4,17 @@
 from typing import Any, ClassVar
 
 import numpy as np
-from runkit import BadRequest, Reader, known_fields, one_or_many, rows_of_numbers, text_field
-
-from project.data.sequences.files import NumericSequence
-from project.data.text.conll import TaggedSentence
-from project.data.text.files import TextRow
+from runkit import (
+    BadRequest,
+    NumericSequence,
+    Reader,
+    TaggedSentence,
+    TextRow,
+    known_fields,
+    one_or_many,
+    rows_of_numbers,
+    text_field,
+)
 
 SOURCE = "the request"  # where the DataModules' own messages say the data came from
 

@@ -4,10 +4,7 @@ series, scaled by the training part's statistics the checkpoint holds."""
 from typing import Any, ClassVar
 
 import torch
-from runkit import BadRequest, Reader, known_fields, rows_of_numbers
-
-from project.data.series.files import Series
-from project.data.series.windows import forecast_window
+from runkit import BadRequest, Reader, Series, forecast_window, known_fields, rows_of_numbers
 
 
 class SeriesReader(Reader):

@@ -2,12 +2,10 @@ import json
 
 import pytest
 import torch
-from runkit import EpochRandomSampler
+from runkit import BucketBatchSampler, EpochRandomSampler, PadCollate, padding_fraction, read_text_file
 from torch.utils.data import DistributedSampler, SequentialSampler
 
 from project.data.text import TextClassificationDataModule
-from project.data.text.batching import BucketBatchSampler, PadCollate, padding_fraction
-from project.data.text.files import read_text_file
 from project.data.text.synthetic import MARKERS, generate_texts
 from project.data.text.vocab import Vocabulary, tokenize
 

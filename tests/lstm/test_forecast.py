@@ -6,12 +6,11 @@ from pathlib import Path
 
 import pytest
 import torch
-from runkit import ConfigError, DataError
+from runkit import ConfigError, DataError, Windows
 from runkit.callbacks.diagnostics import Diagnostics
 
 from project.cli import build
 from project.data.series import SeriesDataModule
-from project.data.series.windows import Windows
 from tests.conftest import TINY
 
 SMALL_SERIES = ["--data.synthetic_length=1200", "--data.input_length=48", "--data.horizon=6"]

@@ -6,9 +6,9 @@ import math
 
 import pytest
 import torch
+from runkit import HoltWinters, holt_winters_forecasts, seasonal_drift
 
 from project.cli import build
-from project.data.series.baselines import HoltWinters, holt_winters_forecasts, seasonal_drift
 from project.models.forecast import ForecastModel
 from project.nets.forecaster import LSTMForecaster
 from tests.conftest import TINY

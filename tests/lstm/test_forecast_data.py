@@ -6,10 +6,9 @@ from pathlib import Path
 
 import pytest
 import torch
-from runkit import ConfigError, DataError
+from runkit import ConfigError, DataError, read_panel
 
 from project.data.series import SeriesDataModule
-from project.data.series.files import read_panel
 
 
 def write(path: Path, times: list[str], values: list[str], header: str = "time,value") -> Path:

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 import torch
+from runkit import BASELINES
 
 from project.cli import build
 from project.data.series import SeriesDataModule
-from project.data.series.baselines import BASELINES
 from project.models.forecast import ScaledErrors
 from project.nets.forecaster import LSTMForecaster
 from tests.conftest import TINY

@@ -6,11 +6,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from runkit import DataError
+from runkit import DataError, read_sequences
 
 from project.cli import build, main
 from project.data.sequences import NumericSequenceDataModule
-from project.data.sequences.files import read_sequences
 from project.nets.lstm import LSTMEncoder
 from tests.conftest import SMALL, TINY
 

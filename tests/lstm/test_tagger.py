@@ -6,11 +6,10 @@ from pathlib import Path
 
 import pytest
 import torch
-from runkit import DataError
+from runkit import DataError, TaggedSentence, read_conll
 
 from project.cli import build, main
 from project.data.text import TaggingDataModule
-from project.data.text.conll import TaggedSentence, read_conll
 from tests.conftest import SMALL, TINY
 
 

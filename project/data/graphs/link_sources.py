@@ -9,10 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
-from runkit import ConfigError, DataError
+from runkit import ConfigError, DataError, EdgeList, read_edge_list, read_node_features
 from torch_geometric.datasets import KarateClub
 
-from project.data.graphs.edge_files import EdgeList, read_edge_list, read_node_features
 from project.data.graphs.files import load_planetoid
 from project.data.graphs.link_pairs import canonical_edges
 from project.data.graphs.synthetic import community_graph

@@ -4,11 +4,17 @@ from typing import Any
 
 import numpy as np
 import torch
-from runkit import DataError
+from runkit import (
+    DataError,
+    NumericSequence,
+    PaddedSequenceDataModule,
+    SequenceDataset,
+    SequenceFile,
+    SequenceMissing,
+    read_sequences,
+)
 
-from project.data.sequences.files import Missing, NumericSequence, SequenceFile, read_sequences
 from project.data.sequences.synthetic import CHANNELS, generate_sequences
-from project.data.text.batching import PaddedSequenceDataModule, SequenceDataset
 
 
 class NumericSequenceDataModule(PaddedSequenceDataModule):
@@ -17,7 +23,7 @@ class NumericSequenceDataModule(PaddedSequenceDataModule):
     Without `train_path` it generates a task (`synthetic.py`). With files: `train_path` plus `val_path` /
     `test_path`, or `train_path` alone split by `seed`. A file is a long CSV/TSV (a row per step:
     `sequence_field`, `step_field`, `label_field`, and `value_fields`, by default every other numeric column), a
-    UCR/UEA `.ts` file, or an `.npz` of ragged arrays (`project/data/sequences/files.py`).
+    UCR/UEA `.ts` file, or an `.npz` of ragged arrays (`runkit/formats/sequences.py`).
 
     Each channel is standardised by the mean and spread of the training steps alone (never the validation or
     test ones), and those, with the channel and label names, are saved in every checkpoint (`state_dict`), so
@@ -44,7 +50,7 @@ class NumericSequenceDataModule(PaddedSequenceDataModule):
         step_field: str | None = None,
         label_field: str = "label",
         value_fields: list[str] | None = None,
-        missing: Missing = "refuse",
+        missing: SequenceMissing = "refuse",
         standardize: bool = True,
         val_fraction: float = 0.1,
         test_fraction: float = 0.1,

@@ -4,25 +4,31 @@ import logging
 from typing import Any, Literal
 
 import torch
-from runkit import BaseDataModule, ConfigError, DataError
-
-from project.data.series.baselines import holt_winters_forecasts
-from project.data.series.files import Missing, Series, read_panel
-from project.data.series.predict_set import forecast_windows
-from project.data.series.spacing import (
+from runkit import (
     AUTO_BATCH,
     MIN_WINDOWS,
     SEASONS_IN,
+    BaseDataModule,
+    ConfigError,
+    DataError,
+    PanelWindows,
+    Series,
+    SeriesMissing,
+    Windows,
     auto_batch_size,
     auto_input_length,
+    holt_winters_forecasts,
     horizon_bounds,
+    padded,
     panel_season,
     part_bounds,
+    read_panel,
     too_short,
     too_short_for_horizons,
 )
+
+from project.data.series.predict_set import forecast_windows
 from project.data.series.synthetic import hours, seasonal_series
-from project.data.series.windows import PanelWindows, Windows, padded
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +104,7 @@ class SeriesDataModule(BaseDataModule):
         input_length: int | Literal["auto"] = "auto",
         horizon: int = 24,
         season: int | Literal["auto"] = "auto",
-        missing: Missing = "error",
+        missing: SeriesMissing = "error",
         val_fraction: float = 0.15,
         test_fraction: float = 0.15,
         split: Split = "auto",

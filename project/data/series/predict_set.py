@@ -4,10 +4,7 @@ the `horizon` steps are forecast."""
 from typing import Protocol
 
 import torch
-from runkit import ConfigError, DataError
-
-from project.data.series.files import Missing, Series, read_panel
-from project.data.series.windows import PanelWindows, Windows, forecast_window
+from runkit import ConfigError, DataError, PanelWindows, Series, SeriesMissing, Windows, forecast_window, read_panel
 
 
 class SeriesData(Protocol):
@@ -19,7 +16,7 @@ class SeriesData(Protocol):
     predict_series: list[str] | None
     series_field: str | None
     fields: tuple[str, list[str], list[str]]
-    missing: Missing
+    missing: SeriesMissing
     input_length: int
     horizon: int
     season: int

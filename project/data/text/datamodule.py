@@ -4,10 +4,8 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 import torch
-from runkit import DataError
+from runkit import DataError, PaddedSequenceDataModule, SequenceDataset, TextRow, read_text_file
 
-from project.data.text.batching import PaddedSequenceDataModule, SequenceDataset
-from project.data.text.files import TextRow, read_text_file
 from project.data.text.synthetic import generate_texts
 from project.data.text.vocab import Tokenizer, Vocabulary, tokenize
 

@@ -3,11 +3,9 @@
 from typing import Any
 
 import torch
-from runkit import DataError
+from runkit import BioErrors, DataError, PaddedSequenceDataModule, SequenceDataset, TaggedSentence, read_conll
 
-from project.data.text.batching import PaddedSequenceDataModule, SequenceDataset
 from project.data.text.characters import build_alphabet, spelled
-from project.data.text.conll import BioErrors, TaggedSentence, read_conll
 from project.data.text.tagged_synthetic import generate_tagged
 from project.data.text.vocab import Vocabulary
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from runkit import DataError, MissingDataError
 
-from project.data.values import read_number
+from runkit import DataError, MissingDataError
+from runkit.formats.values import read_number
 
 
 @dataclass

@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import Literal
 
 from runkit import DataError, forbidden_steps
-
-from project.data.text.files import _first, _read_utf8
+from runkit.formats.text import _first, _read_utf8
 
 BioErrors = Literal["repair", "refuse"]
 

@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Literal
 
 import torch
-from runkit import DataError, MissingDataError
 
-from project.data.values import read_number
+from runkit import DataError, MissingDataError
+from runkit.formats.values import read_number
 
 log = logging.getLogger(__name__)
 
-Missing = Literal["error", "interpolate", "ffill"]
+SeriesMissing = Literal["error", "interpolate", "ffill"]
 EMPTY = "fill or drop the row (a series needs every step), or let --data.missing interpolate or ffill fill it"
 
 
@@ -41,7 +41,7 @@ def read_panel(
     time_field: str,
     value_fields: list[str],
     covariate_fields: list[str],
-    missing: Missing = "error",
+    missing: SeriesMissing = "error",
 ) -> dict[str, Series]:
     """Every series in `path` by its id in `series_field` (in the order the ids first appear; the rows of one id
     need not be together), one series `""` without the field. Each is checked: strictly increasing times, a number
@@ -102,7 +102,7 @@ def read_panel(
 
 
 def fill_gaps(
-    table: torch.Tensor, fields: list[str], lines: list[int], path: Path, how: Missing
+    table: torch.Tensor, fields: list[str], lines: list[int], path: Path, how: SeriesMissing
 ) -> tuple[torch.Tensor, dict[str, tuple[int, int]]]:
     """Each column's empty cells (NaN) filled: `interpolate` draws a line between the values either side (by
     step, not by time: the rows are the steps) and carries the last value over a gap at the end; `ffill`

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Literal
 
 import numpy as np
+
 from runkit import DataError
+from runkit.formats.text import _first, _read_utf8
 
-from project.data.text.files import _first, _read_utf8
-
-Missing = Literal["refuse", "mean"]
+SequenceMissing = Literal["refuse", "mean"]
 FORMATS = (".csv", ".tsv", ".ts", ".npz")
 
 
@@ -43,7 +43,7 @@ def read_sequences(
     step_field: str | None = None,
     label_field: str | None = "label",
     value_fields: Sequence[str] | None = None,
-    missing: Missing = "refuse",
+    missing: SequenceMissing = "refuse",
 ) -> SequenceFile:
     """The sequences of `path` by its suffix. `label_field` None: no labels (prediction). `value_fields` None: every
     numeric column of a table but the id, step and label. `missing` refuse: an empty cell or `?` stops the read with

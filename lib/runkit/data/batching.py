@@ -6,8 +6,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import torch
-from runkit import BaseDataModule, EpochOrder, seeded_split
 from torch.utils.data import BatchSampler, DataLoader, Dataset, DistributedSampler, Sampler
+
+from runkit import BaseDataModule, EpochOrder, seeded_split
 
 SequenceBatch = tuple[torch.Tensor, torch.Tensor, torch.Tensor]
 PAD_TAG = -100  # the label of a padding step in per-step labels: never scored (the tasks' ignore_index)

@@ -3,8 +3,8 @@
 import torch
 from torch.utils.data import ConcatDataset, Dataset
 
-from project.data.series.baselines import BASELINES, naive_sources, seasonal_drift
-from project.data.series.files import Series
+from runkit.forecasting.baselines import BASELINES, naive_sources, seasonal_drift
+from runkit.formats.series import Series
 
 
 class Windows(Dataset):

@@ -13,18 +13,37 @@ import warnings
 from dataclasses import dataclass
 
 import torch
-from runkit import DataError
 
-from project.nets.forecaster import with_drift
+from runkit import DataError
 
 # The order of `Windows.baselines` and of the logged `mae_*` metrics.
 BASELINES = ("last_value", "seasonal_naive", "seasonal_drift", "ets")
-NAMES = {
+BASELINE_NAMES = {
     "last_value": "last value",
     "seasonal_naive": "seasonal naive",
     "seasonal_drift": "seasonal naive with drift",
     "ets": "ETS",
 }
+
+
+def with_drift(
+    seasonal: torch.Tensor, window: torch.Tensor, season: int, observed: torch.Tensor | None = None
+) -> torch.Tensor:
+    """The seasonal naive with drift: the seasonal naive forecast `[B, H, C]` plus its window's `[B, L, C]` mean
+    change per season, once for each season the step reaches back (a trending series' seasonal naive lags by a
+    season's growth). One definition for a network's start and the baseline it is logged beside
+    (`seasonal_drift` below). A window of a season or less has no change to measure.
+    `observed` `[B, L, 1]`: 0 on padding before a short series' start; only changes between observed steps count."""
+    if season >= window.shape[1]:
+        return seasonal
+    changes = window[:, season:] - window[:, :-season]
+    if observed is None:
+        per_season = changes.mean(dim=1, keepdim=True)  # [B, 1, C]
+    else:
+        both = observed[:, season:] * observed[:, :-season]
+        per_season = (changes * both).sum(dim=1, keepdim=True) / both.sum(dim=1, keepdim=True).clamp(min=1)
+    seasons = torch.arange(seasonal.shape[1], device=seasonal.device) // season + 1
+    return seasonal + seasons.view(1, -1, 1).to(seasonal.dtype) * per_season
 
 
 def naive_sources(horizon: int, season: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -43,7 +62,7 @@ def seasonal_drift(
     season: int,
     observed: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """`[N, H, C]`: the seasonal naive with drift (`nets.forecaster.with_drift`) of the windows of `values` whose
+    """`[N, H, C]`: the seasonal naive with drift (`with_drift`) of the windows of `values` whose
     first forecast steps are `origins`; `observed` `[T]`: 0 on padding, whose changes are not counted."""
     back, _ = naive_sources(horizon, season)
     window = origins.unsqueeze(1) - input_length + torch.arange(input_length)  # [N, L]
