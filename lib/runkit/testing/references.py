@@ -42,10 +42,9 @@ def _exists(target: str, base: Path) -> bool:
 def dangling(root: Path, package: str = "runkit", ignore: Iterable[str] = ()) -> list[str]:
     """`file:line: target` for each link or cited path that names no file: links from the linking file's folder,
     paths from the project's root or the citing file's own (a library's inside the project; `../` ones from the
-    citing file's folder),
-    `runkit/...` from the installed library. `ignore`: files (relative to root) whose paths are patterns. A guide's
-    commands (its bash blocks) are examples on the template's families, run as written by the template's suite,
-    not citations."""
+    citing file's folder), `runkit/...` from the installed library. `ignore`: files (relative to root) whose paths
+    are patterns. A guide's commands (its bash blocks) are examples on the template's families, run as written by
+    the template's suite, not citations."""
     spec = importlib.util.find_spec(package)
     installed = Path(spec.origin).parent.parent if spec and spec.origin else root
     found = []
