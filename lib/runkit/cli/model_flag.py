@@ -1,6 +1,10 @@
 """`--model NAME`: the family's configs in place of the name, or a LightningModule class path, checked.
 
-Read before LightningCLI parses anything, since the model decides which data fields it links (`data_links`).
+Read before LightningCLI parses anything, since the model class decides which data fields it links (`data_links`)
+and jsonargparse takes a link only before it parses (a linked init argument is then no longer required). One table
+of links declared for every class would need no look ahead, and would save a config that is not what was built:
+jsonargparse skips a link whose target the class lacks, yet Lightning records it in the model's hyperparameters,
+and a link target is left out of the saved config even where that class's own value, set by the user, was used.
 """
 
 import sys
