@@ -158,29 +158,25 @@ def vendor_library(root: Path) -> None:
     remove(root / "lib")
 
 
-def cite_library_and_template(root: Path, template_only: list[str]) -> None:
+def copy_library_guides(root: Path) -> None:
     """runkit's guides and README (the template's lib/docs/, lib/README.md) beside the project's own guides in docs/,
-    where its code cites them; runkit's modules cited package-relative (`runkit/model.py`), as in its own code; a
-    file only the template has cited as the template's (a link to it becomes its text)."""
+    where its code cites them."""
     for guide in sorted((root / "lib" / "docs").glob("*.md")):
         shutil.copy(guide, root / "docs" / guide.name)
     (root / "docs" / "runkit.md").write_text((root / "lib" / "README.md").read_text().replace("](docs/", "]("))
-    only = [name for name in template_only if not name.endswith("/")]
-    for pattern in ("*.md", "*.py", "*.yaml", "*.toml", "Makefile"):
-        for path in root.rglob(pattern):
-            if ".venv" in path.parts or path.relative_to(root).parts[0] == "lib":
-                continue
-            text = path.read_text()
-            in_docs = path.parent.name == "docs"
-            cited = text.replace("../lib/docs/", "" if in_docs else "../docs/").replace("lib/docs/", "docs/")
-            cited = cited.replace("../lib/README.md", "runkit.md" if in_docs else "../docs/runkit.md")
-            cited = cited.replace("lib/README.md", "docs/runkit.md").replace("lib/runkit/", "runkit/")
-            for name in only:
-                link = rf"\[([^\]]*)\]\((?:\.\./)*{re.escape(name)}(?:#[^)]*)?\)"
-                cited = re.sub(link, rf"\1 (the template's {name})", cited)
-                cited = re.sub(rf"(?<![\w./-])(?<!template's ){re.escape(name)}", f"the template's {name}", cited)
-            if cited != text:
-                path.write_text(cited)
+
+
+def cite_library_and_template(text: str, in_docs: bool, template_only: list[str]) -> str:
+    """runkit's guides cited where the project has them (docs/), its modules package-relative (`runkit/model.py`),
+    as in its own code; a file only the template has cited as the template's (a link to it becomes its text)."""
+    cited = text.replace("../lib/docs/", "" if in_docs else "../docs/").replace("lib/docs/", "docs/")
+    cited = cited.replace("../lib/README.md", "runkit.md" if in_docs else "../docs/runkit.md")
+    cited = cited.replace("lib/README.md", "docs/runkit.md").replace("lib/runkit/", "runkit/")
+    for name in template_only:
+        link = rf"\[([^\]]*)\]\((?:\.\./)*{re.escape(name)}(?:#[^)]*)?\)"
+        cited = re.sub(link, rf"\1 (the template's {name})", cited)
+        cited = re.sub(rf"(?<![\w./-])(?<!template's ){re.escape(name)}", f"the template's {name}", cited)
+    return cited
 
 
 UPGRADE = """
@@ -325,15 +321,21 @@ def main() -> None:
     )
     if not NOTEBOOKS:
         edit(root / "pyproject.toml", ('testpaths = ["tests", "notebooks"]', 'testpaths = ["tests"]'))
+    copy_library_guides(root)
+    template_only = [name for name in parts["template_only"] if not name.endswith("/")]
     for pattern in MARKED:
         for path in root.rglob(pattern):
-            if ".venv" not in path.parts and path.relative_to(root).parts[0] != "lib":  # runkit installs whole
-                text = path.read_text()
-                if path.suffix == ".md":
-                    path.write_text(strip_markdown_markers(text, excluded))
-                else:
-                    path.write_text(strip_markers(text, excluded, path.suffix == ".py"))
-    cite_library_and_template(root, parts["template_only"])
+            if ".venv" in path.parts or path.relative_to(root).parts[0] == "lib":  # runkit installs whole
+                continue
+            text = path.read_text()
+            if path.suffix == ".md":
+                kept = strip_markdown_markers(text, excluded)
+            else:
+                kept = strip_markers(text, excluded, path.suffix == ".py")
+            if path.suffix not in (".txt", ".cfg"):
+                kept = cite_library_and_template(kept, path.parent.name == "docs", template_only)
+            if kept != text:
+                path.write_text(kept)
     authors = "{ name = " + json.dumps(AUTHOR) + " }"  # no double braces: this file is a Jinja template
     edit(
         root / "pyproject.toml",

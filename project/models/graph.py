@@ -5,9 +5,8 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 import torch
-from lightning.pytorch.cli import OptimizerCallable
 from lightning.pytorch.utilities import rank_zero_warn
-from runkit import ConfigError, LinkPrediction, SchedulerCallable, Task, TaskModule, offers
+from runkit import ConfigError, LinkPrediction, Task, TaskModule, offers
 from torch import nn
 from torch_geometric.data import Batch, Data
 
@@ -72,13 +71,12 @@ class NodeModel(TaskModule):
         return traceable(self.net, getattr(self.net, "features", None))
 
     def unpack(self, batch: Data) -> tuple[tuple[torch.Tensor, ...], torch.Tensor, int]:
-        scored = self.scored_rows(batch)
-        return (batch.x, batch.edge_index), batch.y, int(scored.sum()) if scored is not None else batch.num_nodes
+        return (batch.x, batch.edge_index), batch.y, batch.num_nodes  # every node: `outputs` keeps the stage's
 
     def outputs(self, batch: Data) -> tuple[torch.Tensor, torch.Tensor, int]:
         output, target, batch_size = super().outputs(batch)
         rows = self.scored_rows(batch)
-        return (output, target, batch_size) if rows is None else (output[rows], target[rows], batch_size)
+        return (output, target, batch_size) if rows is None else (output[rows], target[rows], int(rows.sum()))
 
     def scored_rows(self, batch: Data) -> torch.Tensor | None:
         """The nodes the running stage scores (its mask, or a neighbour sample's seeds); None: all (predict)."""
@@ -110,32 +108,6 @@ class LinkModel(TaskModule):
         "n_id": {0: "nodes"},
         "edge_weight": {0: "edges"},  # only for a weighted graph
     }
-
-    def __init__(
-        self,
-        net: nn.Module,
-        num_outputs: int = 1,
-        task: Task | None = None,
-        optimizer: OptimizerCallable = torch.optim.Adam,
-        scheduler: SchedulerCallable | None = None,
-        freeze_features: bool = False,
-        compile_net: bool = False,
-        init_from: str | None = None,
-        unfreeze_at_epoch: int | None = None,
-        features_lr: float = 1.0,
-    ) -> None:
-        super().__init__(
-            net,
-            num_outputs,
-            task,
-            optimizer,
-            scheduler,
-            freeze_features,
-            compile_net,
-            init_from,
-            unfreeze_at_epoch,
-            features_lr,
-        )
 
     def setup(self, stage: str) -> None:
         super().setup(stage)
