@@ -26,8 +26,8 @@ def test_only_graph_runs_import_pyg(tmp_path):
     assert result.stdout.strip().splitlines()[-1] == "[]", result.stdout[-500:]
 
 
-@pytest.mark.parametrize("family", FAMILIES)
-def test_the_optimizer_gets_only_what_its_config_says(family):
+@pytest.mark.parametrize("name", list(SMALL))
+def test_the_optimizer_gets_only_what_its_config_says(name):
     # jsonargparse keeps the init_args of the default class (AdamW) when a config switches class_path: the
     # LSTM's Adam once trained with AdamW's weight_decay 0.01 nobody had asked for.
     import inspect
@@ -35,10 +35,13 @@ def test_the_optimizer_gets_only_what_its_config_says(family):
     import torch
     import yaml
 
-    written = yaml.safe_load((ROOT / "configs" / f"{family}.yaml").read_text())["model"]["init_args"]["optimizer"]
+    from project.registry import MODELS
+
+    config = yaml.safe_load((ROOT / "configs" / MODELS[name].config).read_text())
+    written = config["model"]["init_args"]["optimizer"]
     cls = getattr(torch.optim, written["class_path"].rsplit(".", 1)[-1])
     defaults = {k: p.default for k, p in inspect.signature(cls).parameters.items() if k != "params"}
-    optimizer = build(family).model.optimizer([torch.nn.Parameter(torch.zeros(1))])
+    optimizer = build(name, *SMALL[name]).model.optimizer([torch.nn.Parameter(torch.zeros(1))])
     for key, value in optimizer.defaults.items():
         if key in defaults:
             assert value == written["init_args"].get(key, defaults[key]), key
