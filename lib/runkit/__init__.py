@@ -21,7 +21,7 @@ from runkit.moved import install as _answer_moved_names
 
 _answer_moved_names()  # `project.tasks` in a config saved before runkit 0.2 still imports (runkit/moved.py)
 
-__version__ = "0.3.0"
+__version__ = "0.3.1"
 
 # Exported without importing their modules until first used (`from runkit import BaseDataModule`): `import runkit`
 # stays as light as the errors, for commands that never build a model.

@@ -2,8 +2,9 @@
 line's own logic is runkit's, tested in its own test_cli.py.)"""
 
 import pytest
+from runkit.testing.saved import rebuilt, shapes
 
-from project.cli import build
+from project.cli import build, compose
 from tests.conftest import FAMILIES, ROOT, SMALL
 
 
@@ -47,43 +48,15 @@ def test_the_optimizer_gets_only_what_its_config_says(name):
             assert value == written["init_args"].get(key, defaults[key]), key
 
 
-def rebuilt_from_its_saved_config(cli, tmp_path):
-    """What `--config` builds from the config a run saves (SaveConfigCallback's dump), and the same model
-    rebuilt from its hyperparameters as `load_from_checkpoint` rebuilds it."""
-    from lightning.pytorch.cli import instantiate_module
-
-    from project.cli import compose
-
-    saved = tmp_path / "config.yaml"
-    saved.write_text(cli.parser.dump(cli.config, skip_none=False))
-    hparams = {key: value for key, value in cli.model.hparams.items() if key != "_instantiator"}  # as Lightning loads
-    return compose(["--config", str(saved)]).model, instantiate_module(type(cli.model), hparams)
-
-
-def shapes(model):
-    return {name: tuple(value.shape) for name, value in model.state_dict().items()}
-
-
 @pytest.mark.parametrize("name", list(SMALL))
 def test_the_saved_config_and_the_hyperparameters_rebuild_what_was_built(name, tmp_path):
-    """The data's links (each model class's `data_links`) fill what the data decides; what a run saves must
-    rebuild the same network without them being given again, and record nothing its network does not take.
-    (One table of links declared for every family would not: a link skipped for one class is still recorded in
-    its hyperparameters, and another family's link target is dropped from the saved config.)"""
-    cli = build(name, *SMALL[name], "--trainer.logger=false")
-    from_config, from_hparams = rebuilt_from_its_saved_config(cli, tmp_path)
-    assert shapes(from_config) == shapes(cli.model)
-    assert shapes(from_hparams) == shapes(cli.model)
-
-
-# part: cnn
-def test_a_cnn_on_one_channel_saves_its_channel_count(tmp_path):
-    """An init argument the user sets is saved, whatever another family links into a network of that name (the
-    GCN's `in_channels` is its data's)."""
-    cli = build("cnn", *SMALL["cnn"], "--model.net.init_args.in_channels=1", "--trainer.logger=false")
-    from_config, from_hparams = rebuilt_from_its_saved_config(cli, tmp_path)
-    for model in (cli.model, from_config, from_hparams):
-        assert next(m for m in model.net.modules() if hasattr(m, "in_channels")).in_channels == 1
+    """Each model class links what its data decides (`data_links`); one table of links for every class would
+    record a link skipped for this one in its hyperparameters, and leave another family's link target out of the
+    saved config (a CNN's `in_channels`, the GCN's link)."""
+    channels = ["--model.net.init_args.in_channels=1"] if name == "cnn" else []  # set by the user: saved
+    cli = build(name, *SMALL[name], *channels, "--trainer.logger=false")
+    for model in rebuilt(cli, compose, tmp_path):
+        assert shapes(model) == shapes(cli.model)
 
 
 # part: cnn
