@@ -2,9 +2,11 @@
 line's own logic is runkit's, tested in its own test_cli.py.)"""
 
 import pytest
-from runkit.testing.saved import rebuilt, shapes
+import torch
+from runkit.testing.configs import rebuilt, shapes, unasked_optimizer_settings
 
 from project.cli import build, compose
+from project.registry import MODELS
 from tests.conftest import FAMILIES, ROOT, SMALL
 
 
@@ -29,30 +31,15 @@ def test_only_graph_runs_import_pyg(tmp_path):
 
 @pytest.mark.parametrize("name", list(SMALL))
 def test_the_optimizer_gets_only_what_its_config_says(name):
-    # jsonargparse keeps the init_args of the default class (AdamW) when a config switches class_path: the
-    # LSTM's Adam once trained with AdamW's weight_decay 0.01 nobody had asked for.
-    import inspect
-
-    import torch
-    import yaml
-
-    from project.registry import MODELS
-
-    config = yaml.safe_load((ROOT / "configs" / MODELS[name].config).read_text())
-    written = config["model"]["init_args"]["optimizer"]
-    cls = getattr(torch.optim, written["class_path"].rsplit(".", 1)[-1])
-    defaults = {k: p.default for k, p in inspect.signature(cls).parameters.items() if k != "params"}
     optimizer = build(name, *SMALL[name]).model.optimizer([torch.nn.Parameter(torch.zeros(1))])
-    for key, value in optimizer.defaults.items():
-        if key in defaults:
-            assert value == written["init_args"].get(key, defaults[key]), key
+    assert unasked_optimizer_settings(optimizer, ROOT / "configs" / MODELS[name].config) == {}
 
 
 @pytest.mark.parametrize("name", list(SMALL))
 def test_the_saved_config_and_the_hyperparameters_rebuild_what_was_built(name, tmp_path):
     """Each model class links what its data decides (`data_links`); one table of links for every class would
-    record a link skipped for this one in its hyperparameters, and leave another family's link target out of the
-    saved config (a CNN's `in_channels`, the GCN's link)."""
+    record links skipped for this one in its hyperparameters, and drop another family's link targets (a CNN's
+    `in_channels`, the GCN's) from the saved config."""
     channels = ["--model.net.init_args.in_channels=1"] if name == "cnn" else []  # set by the user: saved
     cli = build(name, *SMALL[name], *channels, "--trainer.logger=false")
     for model in rebuilt(cli, compose, tmp_path):
