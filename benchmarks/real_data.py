@@ -625,7 +625,7 @@ class Result:
 
     @property
     def behind(self) -> bool:
-        best = self.best_baseline[1]
+        best = round(self.best_baseline[1], 4)  # as precise as the fit's summary gives the template's value
         return self.value < best if self.case.higher else self.value > best
 
 
@@ -686,7 +686,7 @@ def table(results: list[Result], root: Path) -> str:
     ]
     for r in results:
         name, best = r.best_baseline
-        verdict = "**behind**" if r.behind else "ahead" if r.value != best else "even"
+        verdict = "**behind**" if r.behind else "ahead" if r.value != round(best, 4) else "even"
         ratio = f"{r.value / best:.2f} ({verdict})" if best else verdict
         others = ", ".join(f"{n} {v:.3f}" for n, v in r.baselines.items())
         if "TF-IDF + LR macro-F1" in r.facts:

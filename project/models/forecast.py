@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import torch
+from lightning.pytorch.trainer.states import TrainerFn
 from runkit import BASELINE_NAMES, BASELINES, ConfigError, PanelWindows, TaskModule, Windows, pinball
 from torchmetrics import MeanMetric, Metric, MetricCollection
 from torchmetrics.regression import MeanAbsoluteError
@@ -97,6 +98,9 @@ class ForecastModel(TaskModule):
     (`val/mase_ets`...), each per series and then averaged where there are many; the same under `test/`.
     With quantiles (the task's `quantiles`, the network's the same), the metrics score the middle one,
     and `val/coverage` is the share of targets inside the outer two (near 0.8 for 0.1 and 0.9, if calibrated).
+
+    Where validation says so, the forecast is the network's blended with ETS's (`choose_blend`, `val/ets_weight`):
+    the practitioner's baseline is held, and the network adds what it misses (docs/tasks.md, "Blending in ETS").
     """
 
     data_links: ClassVar[dict[str, tuple[str, ...]]] = {
@@ -114,9 +118,18 @@ class ForecastModel(TaskModule):
     # MASE is lower by more than this share: on the board's sunspots (8 validation windows) the seasonal naive was
     # 1 % ahead of the drift on validation and 7 % behind on test (docs/tasks.md, "Where the forecaster starts").
     START_MARGIN = 0.05
+    # The network's shares tried against Holt-Winters' forecast (ETS) on validation, and kept where one is
+    # `START_MARGIN` ahead of the network alone (`choose_blend`; docs/tasks.md, "Blending in ETS").
+    BLEND = (0.75, 0.5, 0.25, 0.0)
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, ets_blend: bool = True, **kwargs: Any) -> None:
+        """`ets_blend`: the forecast may be the network's blended with ETS's, as validation chooses (`choose_blend`);
+        false: the network's alone. The other arguments are `TaskModule`'s."""
         super().__init__(*args, **kwargs)
+        self.ets_blend = ets_blend
+        # The network's share in the forecast and the validation MASE it was chosen by (`choose_blend`), saved in
+        # the checkpoint: `test`, `predict` and the server blend as the best epoch's validation chose.
+        self.blend: dict[str, float] = {"ets_weight": 1.0}
         baselines = MetricCollection({f"mae_{name}": MeanAbsoluteError() for name in BASELINES})
         self.val_baselines = baselines.clone(prefix="val/")
         self.test_baselines = baselines.clone(prefix="test/")
@@ -156,6 +169,29 @@ class ForecastModel(TaskModule):
         inputs, future, target, *_ = batch
         return (inputs, future), target, inputs.shape[0]
 
+    @property
+    def ets_weight(self) -> float:
+        """The network's share in the forecast, the rest Holt-Winters' (1: the network alone)."""
+        return self.blend["ets_weight"]
+
+    def fitting(self) -> bool:
+        return self._trainer is not None and self.trainer.state.fn == TrainerFn.FITTING
+
+    def outputs(self, batch: Any) -> tuple[torch.Tensor, torch.Tensor, int]:
+        """The network's forecast; outside a fit (test, validate, predict, a server), blended with the batch's ETS
+        forecast as validation chose (`choose_blend`). A fit trains and validates the network alone."""
+        output, target, batch_size = super().outputs(batch)
+        weight = self.ets_weight
+        if weight < 1 and not self.fitting():
+            ets = batch[3][:, BASELINES.index("ets")].to(output)
+            ets = (ets - self.task.mean) / self.task.std  # on the task's scale, as the network's output
+            ets = torch.where(torch.isfinite(ets), ets, output)  # no Holt-Winters fit: the network's forecast
+            output = weight * output + (1 - weight) * ets
+        return output, target, batch_size
+
+    def choosing_blend(self) -> bool:
+        return self.ets_blend and not self.quantiles and self.fitting() and not self.trainer.sanity_checking
+
     def validation_step(self, batch: Any, batch_idx: int) -> torch.Tensor:
         output = super().validation_step(batch, batch_idx)
         self.score_beside(batch, output, "val")
@@ -182,7 +218,11 @@ class ForecastModel(TaskModule):
         for name, forecast in zip(BASELINES, baselines.unbind(1), strict=True):
             metrics[f"mae_{name}"].update(forecast.contiguous(), target)
         scaled = self.val_scaled if stage == "val" else self.test_scaled
-        scaled.update(torch.cat([scored.unsqueeze(1), baselines], dim=1), target, series)
+        forecasts = [scored.unsqueeze(1), baselines]
+        if stage == "val" and self.choosing_blend():  # each blend of BLEND beside them, scored alike
+            ets = baselines[:, BASELINES.index("ets")]
+            forecasts.append(torch.stack([w * scored + (1 - w) * ets for w in self.BLEND], dim=1))
+        scaled.update(torch.cat(forecasts, dim=1), target, series)
 
     def _windows_to_show(
         self,
@@ -209,7 +249,46 @@ class ForecastModel(TaskModule):
 
     def on_validation_epoch_end(self) -> None:
         super().on_validation_epoch_end()
+        if self.choosing_blend() and self.val_scaled.update_count:
+            self.choose_blend(m4=getattr(self.trainer.datamodule, "split", None) == "horizons")
+            self.log("val/ets_weight", self.ets_weight, sync_dist=True)
         self._log_baselines(self.val_baselines, self.val_scaled, self.val_coverage, "val")
+
+    def choose_blend(self, m4: bool) -> None:
+        """The network's share in the forecast (`ets_weight`), the rest ETS's: the one of `BLEND` of lowest MASE on
+        this epoch's validation windows (`m4`, under `split: horizons`: the M4 MASE; else `val/mase`), where it is
+        `START_MARGIN` below the network's own; else 1, the network alone. Chosen each epoch on that epoch's
+        network, so the checkpoint of the best epoch holds the share its own validation chose."""
+        with self.val_scaled.sync_context():  # every process's windows
+            if m4:
+                scores = self.val_scaled.m4_by_series()[1].mean(dim=0)
+            else:
+                scores = self.val_scaled.by_series()[1].clamp(min=1e-12).log().mean(dim=0).exp()
+        network, blends = float(scores[0]), scores[1 + len(BASELINES) :].tolist()
+        best = min(range(len(blends)), key=blends.__getitem__)
+        weight = self.BLEND[best] if blends[best] < (1 - self.START_MARGIN) * network else 1.0
+        self.blend = {"ets_weight": weight, "mase": blends[best] if weight < 1 else network, "network_mase": network}
+
+    def blend_line(self) -> str:
+        """`val/ets_weight: 0.75, ...`: the blend the model forecasts with, for the fit's summary."""
+        blend = self.blend
+        if "network_mase" not in blend:
+            return ""
+        if blend["ets_weight"] == 1:
+            return f"val/ets_weight: 1, the network alone (no blend with ETS was 5 % ahead of its {blend['mase']:.3f})"
+        weight = blend["ets_weight"]
+        return (
+            f"val/ets_weight: {weight:g}, the forecast {weight:g} x the network's + {1 - weight:g} x ETS's (validation "
+            f"MASE {blend['mase']:.3f}, the network's alone {blend['network_mase']:.3f})"
+        )
+
+    def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        super().on_save_checkpoint(checkpoint)
+        checkpoint["ets_blend"] = dict(self.blend)
+
+    def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        super().on_load_checkpoint(checkpoint)
+        self.blend = dict(checkpoint.get("ets_blend", {"ets_weight": 1.0}))
 
     def on_test_epoch_end(self) -> None:
         super().on_test_epoch_end()
@@ -254,12 +333,14 @@ class ForecastModel(TaskModule):
         ranked = sorted(scores.items(), key=lambda item: item[1])
         (best, best_score), mase = ranked[0], tested["test/mase"]
         shown = ", ".join(f"{name} {score:.3f}" for name, score in ranked)
-        if mase <= best_score:
+        if abs(mase - best_score) <= 1e-3 * best_score:  # the blend at ETS alone forecasts as ETS does
+            outcome = f"the model is even with {best}"
+        elif mase <= best_score:
             outcome = f"the model beats them all ({best} by {100 * (1 - mase / best_score):.0f} %)"
         else:
             outcome = f"the model loses to {best} by {100 * (mase / best_score - 1):.0f} %"
-        started = f"\n  {self.start_line}" if self.start_line else ""
-        return f"test MASE: model {mase:.3f}; {shown}: {outcome}{started}"
+        said = "".join(f"\n  {line}" for line in (self.start_line, self.blend_line()) if line)
+        return f"test MASE: model {mase:.3f}; {shown}: {outcome}{said}"
 
     def setup(self, stage: str) -> None:
         super().setup(stage)

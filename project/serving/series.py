@@ -6,10 +6,13 @@ from typing import Any, ClassVar
 import torch
 from runkit import BadRequest, Reader, Series, forecast_window, known_fields, rows_of_numbers
 
+from project.data.series.predict_set import with_ets
+
 
 class SeriesReader(Reader):
     """`{"values": [[...], ...]}`: the series' last steps, a row of the value columns per step (a bare number per
-    step where there is one), at least `input_length` of them (only the last `input_length` are read); with known
+    step where there is one), at least `input_length` of them (the network reads the last `input_length`; where the
+    model blends in ETS, Holt-Winters is fitted on every step sent, as `predict` fits it on the series); with known
     covariates, `"covariates"` (a row per step, beside the values) and `"future"` (their `horizon` rows ahead);
     with many series, `"series"`: whose scaling to use. Answered with a row per step ahead, as predictions.tsv."""
 
@@ -49,6 +52,8 @@ class SeriesReader(Reader):
         shape = (data.input_length, data.horizon, data.season)
         own_units = not data.series_field
         window = forecast_window(series, data.scales[name], shape, future, own_units, observed=data.observed)
+        if getattr(self.model, "ets_weight", 1.0) < 1:  # the model blends in Holt-Winters, fitted on every step sent
+            window = with_ets(window, series, data.scales[name], own_units, data.season)
         return [(name, window[0])]
 
     def series_name(self, request: dict[str, Any]) -> str:

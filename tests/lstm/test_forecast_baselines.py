@@ -115,3 +115,4 @@ def test_the_default_starts_at_the_seasonal_naive_with_drift_and_the_summary_nam
         "the model loses to ETS by 16 %"
     )
     assert model.against_baselines({**tested, "test/mase": 0.2}).endswith("the model beats them all (ETS by 35 %)")
+    assert model.against_baselines({**tested, "test/mase": 0.3101}).endswith("the model is even with ETS")

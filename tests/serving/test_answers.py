@@ -90,9 +90,8 @@ def lstm_tagger() -> ServedCase:
 # part: lstm, regression
 @case
 def lstm_forecast() -> ServedCase:
-    def the_series_end(cli: Any) -> Requests:  # what `predict` forecasts from without a file
-        data = cli.datamodule
-        return [{"values": data.load()[""].values[-data.input_length :].tolist()}]
+    def the_series_end(cli: Any) -> Requests:  # what `predict` forecasts from without a file: all of it (ETS's fit)
+        return [{"values": cli.datamodule.load()[""].values.tolist()}]
 
     return ServedCase("lstm_forecast", SMALL["lstm_forecast"], requests=the_series_end)
 

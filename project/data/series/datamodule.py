@@ -354,7 +354,9 @@ class SeriesDataModule(BaseDataModule):
 
     def forecast_windows(self) -> Windows | PanelWindows:
         """The windows `predict` forecasts from, one per series (`predict_set.forecast_windows`)."""
-        windows, self.forecast_names = forecast_windows(self)
+        # Holt-Winters' forecast of each series too, where the model blends it in (`ForecastModel.ets_weight`).
+        model = self.trainer.lightning_module if self.trainer is not None else None
+        windows, self.forecast_names = forecast_windows(self, ets=getattr(model, "ets_weight", 1.0) < 1)
         return windows
 
     def train_targets(self) -> torch.Tensor:

@@ -4,7 +4,18 @@ the `horizon` steps are forecast."""
 from typing import Protocol
 
 import torch
-from runkit import ConfigError, DataError, PanelWindows, Series, SeriesMissing, Windows, forecast_window, read_panel
+from runkit import (
+    BASELINES,
+    ConfigError,
+    DataError,
+    PanelWindows,
+    Series,
+    SeriesMissing,
+    Windows,
+    forecast_window,
+    holt_winters_forecasts,
+    read_panel,
+)
 
 
 class SeriesData(Protocol):
@@ -30,19 +41,19 @@ class SeriesData(Protocol):
     def where(self, name: str) -> str: ...
 
 
-def forecast_windows(data: SeriesData) -> tuple[Windows | PanelWindows, list[str]]:
+def forecast_windows(data: SeriesData, ets: bool = False) -> tuple[Windows | PanelWindows, list[str]]:
     """The last `input_length` steps of each series to forecast from (`predict_path`'s, or the data's), as one
     window each whose targets are unknown (zeros), and the series' names in that order (`predict_series`, or
-    every one)."""
+    every one); `ets`: each window holds Holt-Winters' forecast from all of its series (`with_ets`)."""
     given = data.predict_path
     panel = data.load() if given is None else read_panel(given, data.series_field, *data.fields, data.missing)
     names = list(panel) if data.predict_series is None else list(data.predict_series)
-    windows = [one_window(data, panel, name, index) for index, name in enumerate(names)]
+    windows = [one_window(data, panel, name, index, ets) for index, name in enumerate(names)]
     return (PanelWindows(windows) if data.series_field else windows[0]), names
 
 
-def one_window(data: SeriesData, panel: dict[str, Series], name: str, index: int) -> Windows:
-    """Series `name`'s forecast window, scaled as its training part was."""
+def one_window(data: SeriesData, panel: dict[str, Series], name: str, index: int, ets: bool = False) -> Windows:
+    """Series `name`'s forecast window, scaled as its training part was (`ets`: with Holt-Winters' forecast)."""
     source = data.predict_path or data.train_path or "the series"
     if name not in panel:
         raise DataError(f"{source}: no series {name!r} (data.predict_series); it has {', '.join(list(panel)[:5])}")
@@ -58,7 +69,23 @@ def one_window(data: SeriesData, panel: dict[str, Series], name: str, index: int
     future = future_covariates(data, name) if series.covariates.shape[1] else None
     shape = (data.input_length, data.horizon, data.season)
     own_units = not data.series_field
-    return forecast_window(series, data.scales[name], shape, future, own_units, index, data.observed)
+    window = forecast_window(series, data.scales[name], shape, future, own_units, index, data.observed)
+    return with_ets(window, series, data.scales[name], own_units, data.season) if ets else window
+
+
+def with_ets(
+    window: Windows, series: Series, scale: tuple[torch.Tensor, torch.Tensor], own_units: bool, season: int
+) -> Windows:
+    """`window` (a forecast window: one, after `series`' end) holding, as its ETS baseline, Holt-Winters fitted on
+    every step of `series` and run to its end: the forecast `ForecastModel` blends with its network's where
+    validation chose to (`ets_weight`). In the targets' units: the series' own, or standardised by `scale`."""
+    values = series.values
+    if not own_units:
+        count = values.shape[1]
+        values = (values - scale[0][:count]) / scale[1][:count]
+    forecast = holt_winters_forecasts(values, len(values), season, window.horizon)[-1]  # [H, C], after the end
+    window.baselines[:, BASELINES.index("ets")] = forecast.reshape(-1).to(window.baselines.dtype)
+    return window
 
 
 def future_covariates(data: SeriesData, name: str = "") -> torch.Tensor:
