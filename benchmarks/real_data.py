@@ -185,7 +185,7 @@ def panel_baselines(datamodule: Any) -> Scores:
     """The baselines the model logs beside its own, over its own test windows, as its `test/mase` is taken: per
     series over the seasonal naive, then the geometric mean over the series (`ScaledErrors`). Holt-Winters
     re-estimated per window is left out: a fit per country and origin."""
-    from project.models.forecast import scored_baselines
+    from runkit import scored_baselines
 
     datamodule.setup("test")
     windows = datamodule.test_set
@@ -220,7 +220,7 @@ def m4_baselines(datamodule: Any) -> Scores:
     per series, the MAE over the in-sample MAE of the one-step seasonal naive, then the arithmetic mean), and,
     under `split: horizons`, Holt-Winters fitted on each series' every step before its test horizon (the M4
     benchmarks' way: a fit per series on its whole history)."""
-    from project.models.forecast import scored_baselines
+    from runkit import scored_baselines
 
     datamodule.setup("test")
     windows = datamodule.test_set

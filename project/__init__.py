@@ -10,7 +10,7 @@ import runkit  # the library that runs the project: imports nothing heavy either
 __version__ = "0.1.0"
 
 # The oldest runkit this code runs on: pyproject.toml's range for lightning-runkit starts here (tests/test_layers.py).
-RUNKIT = "0.3.1"
+RUNKIT = "0.3.2"
 runkit.require_version(RUNKIT, upgrade="make setup")
 
 # Lightning 2.6 on torch 2.13 warns about its own use of a torch API at every step; nothing for users to do.

@@ -161,7 +161,7 @@ def test_default_project_is_named_complete_and_passes_its_own_tests(template, al
     assert [p.name for p in (project / "vendor").iterdir()] == [
         f"lightning_runkit-{runkit.__version__}-py3-none-any.whl"
     ]
-    assert '"lightning-runkit>=0.3.1,<0.4"' in pyproject and "--find-links vendor" in (project / "Makefile").read_text()
+    assert '"lightning-runkit>=0.3.2,<0.4"' in pyproject and "--find-links vendor" in (project / "Makefile").read_text()
     assert not list(project.rglob("__pycache__"))
     assert (project / ".github/workflows/tests.yml").is_file() and (project / "notebooks/01_quickstart.ipynb").is_file()
     assert not any("# part:" in text for text in text_files(project).values())

@@ -21,7 +21,7 @@ from runkit.moved import install as _answer_moved_names
 
 _answer_moved_names()  # `project.tasks` in a config saved before runkit 0.2 still imports (runkit/moved.py)
 
-__version__ = "0.3.1"
+__version__ = "0.3.2"
 
 # Exported without importing their modules until first used (`from runkit import BaseDataModule`): `import runkit`
 # stays as light as the errors, for commands that never build a model.
@@ -80,6 +80,9 @@ _LAZY = {
     "PanelWindows": "runkit.forecasting.windows",
     "Windows": "runkit.forecasting.windows",
     "forecast_window": "runkit.forecasting.windows",
+    "with_ets": "runkit.forecasting.windows",
+    "ScaledErrors": "runkit.forecasting.scores",
+    "scored_baselines": "runkit.forecasting.scores",
     "padded": "runkit.forecasting.windows",
     # The training system every family's LightningModule subclasses, and the tasks it asks.
     "SchedulerCallable": "runkit.model",

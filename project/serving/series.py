@@ -4,9 +4,7 @@ series, scaled by the training part's statistics the checkpoint holds."""
 from typing import Any, ClassVar
 
 import torch
-from runkit import BadRequest, Reader, Series, forecast_window, known_fields, rows_of_numbers
-
-from project.data.series.predict_set import with_ets
+from runkit import BadRequest, Reader, Series, forecast_window, known_fields, rows_of_numbers, with_ets
 
 
 class SeriesReader(Reader):

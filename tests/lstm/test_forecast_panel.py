@@ -6,11 +6,10 @@ from pathlib import Path
 
 import pytest
 import torch
-from runkit import ConfigError, DataError
+from runkit import ConfigError, DataError, ScaledErrors
 
 from project.cli import build
 from project.data.series import SeriesDataModule
-from project.models.forecast import ScaledErrors
 from tests.conftest import TINY
 from tests.real_data import fertility_panel
 

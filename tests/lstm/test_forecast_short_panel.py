@@ -6,11 +6,10 @@ from pathlib import Path
 
 import pytest
 import torch
-from runkit import BASELINES
+from runkit import BASELINES, ScaledErrors
 
 from project.cli import build
 from project.data.series import SeriesDataModule
-from project.models.forecast import ScaledErrors
 from project.nets.forecaster import LSTMForecaster
 from tests.conftest import TINY
 

@@ -3,7 +3,7 @@
 import torch
 from torch.utils.data import ConcatDataset, Dataset
 
-from runkit.forecasting.baselines import BASELINES, naive_sources, seasonal_drift
+from runkit.forecasting.baselines import BASELINES, holt_winters_forecasts, naive_sources, seasonal_drift
 from runkit.formats.series import Series
 
 
@@ -129,3 +129,18 @@ def forecast_window(
         pad = input_length - len(tail)
         args, mask = tuple(padded(table, pad) for table in args), padded(torch.ones(len(steps)), pad)
     return Windows(*args, 0, len(args[0]), *shape, series=index, observed=mask)
+
+
+def with_ets(
+    window: Windows, series: Series, scale: tuple[torch.Tensor, torch.Tensor], own_units: bool, season: int
+) -> Windows:
+    """`window` (`forecast_window`'s, after `series`' end) holding, as its ETS baseline, Holt-Winters fitted on
+    every step of `series` and run to its end: what a forecaster that blends in ETS forecasts with, at `predict`
+    and in a server. In the targets' units: the series' own (`own_units`), or standardised by `scale`."""
+    values = series.values
+    if not own_units:
+        count = values.shape[1]
+        values = (values - scale[0][:count]) / scale[1][:count]
+    forecast = holt_winters_forecasts(values, len(values), season, window.horizon)[-1]  # [H, C], after the end
+    window.baselines[:, BASELINES.index("ets")] = forecast.reshape(-1).to(window.baselines.dtype)
+    return window

@@ -5,7 +5,6 @@ from typing import Protocol
 
 import torch
 from runkit import (
-    BASELINES,
     ConfigError,
     DataError,
     PanelWindows,
@@ -13,8 +12,8 @@ from runkit import (
     SeriesMissing,
     Windows,
     forecast_window,
-    holt_winters_forecasts,
     read_panel,
+    with_ets,
 )
 
 
@@ -71,21 +70,6 @@ def one_window(data: SeriesData, panel: dict[str, Series], name: str, index: int
     own_units = not data.series_field
     window = forecast_window(series, data.scales[name], shape, future, own_units, index, data.observed)
     return with_ets(window, series, data.scales[name], own_units, data.season) if ets else window
-
-
-def with_ets(
-    window: Windows, series: Series, scale: tuple[torch.Tensor, torch.Tensor], own_units: bool, season: int
-) -> Windows:
-    """`window` (a forecast window: one, after `series`' end) holding, as its ETS baseline, Holt-Winters fitted on
-    every step of `series` and run to its end: the forecast `ForecastModel` blends with its network's where
-    validation chose to (`ets_weight`). In the targets' units: the series' own, or standardised by `scale`."""
-    values = series.values
-    if not own_units:
-        count = values.shape[1]
-        values = (values - scale[0][:count]) / scale[1][:count]
-    forecast = holt_winters_forecasts(values, len(values), season, window.horizon)[-1]  # [H, C], after the end
-    window.baselines[:, BASELINES.index("ets")] = forecast.reshape(-1).to(window.baselines.dtype)
-    return window
 
 
 def future_covariates(data: SeriesData, name: str = "") -> torch.Tensor:
