@@ -627,8 +627,13 @@ class Result:
 
     @property
     def behind(self) -> bool:
-        best = round(self.best_baseline[1], 4)  # as precise as the fit's summary gives the template's value
+        best = self.best_shown
         return self.value < best if self.case.higher else self.value > best
+
+    @property
+    def best_shown(self) -> float:
+        """The best baseline's score as precise as the fit's summary gives the template's (four decimals)."""
+        return round(self.best_baseline[1], 4)
 
 
 def launched(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
@@ -688,7 +693,7 @@ def table(results: list[Result], root: Path) -> str:
     ]
     for r in results:
         name, best = r.best_baseline
-        verdict = "**behind**" if r.behind else "ahead" if r.value != round(best, 4) else "even"
+        verdict = "**behind**" if r.behind else "ahead" if r.value != r.best_shown else "even"
         ratio = f"{r.value / best:.2f} ({verdict})" if best else verdict
         others = ", ".join(f"{n} {v:.3f}" for n, v in r.baselines.items())
         if "TF-IDF + LR macro-F1" in r.facts:

@@ -54,17 +54,20 @@ class ScaledErrors(Metric):
         """Every column's MASE over the series `[1 + 4 + ...]` (the geometric mean; `m4`: the M4 MASE's arithmetic
         mean), the columns past the baselines too (the forecaster's blends), every process's windows."""
         with self.sync_context():
-            if m4:
-                return self.m4_by_series()[1].mean(dim=0)
-            return self.by_series()[1].clamp(min=1e-12).log().mean(dim=0).exp()
+            return self.means(m4)
+
+    def means(self, m4: bool = False) -> torch.Tensor:
+        """`overall` on the states as they are (`compute` runs synced already)."""
+        if m4:
+            return self.m4_by_series()[1].mean(dim=0)
+        return self.by_series()[1].clamp(min=1e-12).log().mean(dim=0).exp()
 
     def compute(self) -> dict[str, torch.Tensor]:
-        _, ratios = self.by_series()
-        logs = ratios.clamp(min=1e-12).log().mean(dim=0)
+        mase = self.means()
         names = ["mase", *(f"mase_{name}" for name in BASELINES)]
-        scores = {name: logs[i].exp() for i, name in enumerate(names) if name != "mase_seasonal_naive"}
+        scores = {name: mase[i] for i, name in enumerate(names) if name != "mase_seasonal_naive"}
         if self.insample is not None:
-            m4 = self.m4_by_series()[1].mean(dim=0)
+            m4 = self.means(m4=True)
             scores |= {name.replace("mase", "mase_m4", 1): m4[i] for i, name in enumerate(names)}
         return scores
 
